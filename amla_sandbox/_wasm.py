@@ -1,0 +1,30 @@
+"""Where the bundled WASM guest lives (internal)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+WASM_FILENAME = "amla_sandbox.wasm"
+
+
+def get_wasm_path() -> Path:
+    """The guest to run: `$AMLA_WASM_PATH` if set, else the bundled file."""
+    env = os.environ.get("AMLA_WASM_PATH")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent / WASM_FILENAME
+
+
+def is_wasm_available() -> bool:
+    return get_wasm_path().is_file()
+
+
+def get_wasm_bytes() -> bytes:
+    path = get_wasm_path()
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"WASM runtime not found at {path}. Reinstall amla-sandbox "
+            "(`pip install --force-reinstall amla-sandbox`) or set AMLA_WASM_PATH."
+        )
+    return path.read_bytes()

@@ -1,0 +1,735 @@
+"""Runtime: one Go-core sandbox (private directory, budgets, limits) and the
+step/resume loop that runs scripts in it.
+
+The Go core decides every tool call (capabilities, budgets) before Python
+sees it. This module only moves JSON between Python tool handlers and the
+core, and turns the core's results into Python values and exceptions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import hashlib
+import inspect
+import json
+import os
+import platform
+import re
+import sys
+import threading
+import weakref
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
+
+from .. import _wasm
+
+if TYPE_CHECKING:
+    from ..capabilities import MethodCapability
+
+__all__ = [
+    "Runtime",
+    "RuntimeConfig",
+    "RuntimeError",
+    "RuntimeStatus",
+    "SyncToolHandler",
+    "AsyncToolHandler",
+    "ToolHandler",
+    "precompile_module",
+    "get_cache_dir",
+    "get_precompiled_path",
+    "default_wasm_path",
+]
+
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
+DEFAULT_MAX_TOOL_RESULT_SIZE = 64 * 1024 * 1024
+# The guest's Go runtime needs room of its own before any script runs.
+MIN_MEMORY_LIMIT = 32 * 1024 * 1024
+
+
+class RuntimeError(Exception):  # noqa: A001  (documented name, shadows the builtin)
+    """A failure of the sandbox engine (not of the script or a tool)."""
+
+
+class TimeoutError(RuntimeError):  # noqa: A001
+    """A run used more than its `timeout` seconds of compute time."""
+
+
+class MemoryLimitError(RuntimeError):
+    """A run needed more memory than its `memory_limit`."""
+
+
+class RuntimeStatus(Enum):
+    RUNNING = "running"
+    ALL_BLOCKED = "all_blocked"
+    ALL_DONE = "all_done"
+    ERROR = "error"
+    PANIC = "panic"
+
+
+SyncToolHandler = Callable[[str, dict[str, Any]], Any]
+AsyncToolHandler = Callable[[str, dict[str, Any]], Awaitable[Any]]
+ToolHandler = Union[SyncToolHandler, AsyncToolHandler]
+
+
+def _go() -> Any:
+    from .._core import pycore
+
+    return pycore
+
+
+# --------------------------------------------------------------------------
+# Module cache
+# --------------------------------------------------------------------------
+
+
+def get_cache_dir() -> Path:
+    """Where compiled guest modules are cached (created on access)."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA")
+        root = Path(base) if base else Path.home() / "AppData" / "Local"
+    else:
+        base = os.environ.get("XDG_CACHE_HOME")
+        root = Path(base) if base else Path.home() / ".cache"
+    path = root / "amla-sandbox"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+_digests: dict[tuple[str, int, int], str] = {}
+
+
+def _digest(path: Path) -> str:
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    found = _digests.get(key)
+    if found is None:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        found = _digests[key] = h.hexdigest()
+    return found
+
+
+def get_precompiled_path(wasm_path: Path | str) -> Path:
+    """`<cache dir>/<sha256[:16]>-wt<wasmtime>-<platform>-<machine>.cwasm`."""
+    wasm_path = Path(wasm_path)
+    try:
+        version = _go().WasmtimeVersion()
+    except Exception:
+        version = "unknown"
+    key = f"{_digest(wasm_path)[:16]}-wt{version}-{sys.platform}-{platform.machine()}"
+    return get_cache_dir() / f"{key}.cwasm"
+
+
+def default_wasm_path() -> Path:
+    """The bundled guest, or `$AMLA_WASM_PATH`."""
+    return _wasm.get_wasm_path()
+
+
+def _resolve_wasm(wasm_path: Path | str | None) -> Path:
+    if wasm_path is not None:
+        path = Path(wasm_path)
+        if not path.is_file():
+            raise RuntimeError(
+                f"WASM file not found: {path}. Build the guest with `pip install .` "
+                "(or `python setup.py build_go --inplace` in a checkout)."
+            )
+        return path
+    path = default_wasm_path()
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"WASM runtime not found at {path}. Reinstall amla-sandbox or set AMLA_WASM_PATH."
+        )
+    return path
+
+
+def _cache_path_for(wasm: Path) -> str:
+    try:
+        return str(get_precompiled_path(wasm))
+    except OSError:
+        return ""  # no writable cache: compile in memory every process
+
+
+def precompile_module(wasm_path: Path | None = None) -> Path:
+    """Compile the guest and write the artifact into the cache; return its path."""
+    wasm = _resolve_wasm(wasm_path)
+    target = get_precompiled_path(wasm)
+    try:
+        _go().Precompile(str(wasm), str(target))
+    except builtins.RuntimeError as e:
+        raise RuntimeError(str(e)) from None
+    return target
+
+
+# --------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class ToolCallRecord:
+    """One tool call a run made: as the script asked, and how it ended."""
+
+    method: str
+    params: Any
+    ok: bool
+    duration_ms: float
+    error: str | None = None
+
+
+@dataclass
+class RunResult:
+    """A finished run (`Sandbox.last_result`)."""
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
+    duration_ms: float = 0.0
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    peak_memory_bytes: int = 0
+    error: str | None = None
+    error_kind: str | None = None
+
+    @classmethod
+    def _from_json(cls, text: str) -> RunResult:
+        d = json.loads(text)
+        calls = [
+            ToolCallRecord(
+                method=c["method"],
+                params=c.get("params"),
+                ok=bool(c.get("ok")),
+                duration_ms=float(c.get("duration_ms", 0.0)),
+                error=c.get("error") or None,
+            )
+            for c in d.get("tool_calls") or []
+        ]
+        return cls(
+            stdout=d.get("stdout", ""),
+            stderr=d.get("stderr", ""),
+            exit_code=int(d.get("exit_code", 0)),
+            duration_ms=float(d.get("duration_ms", 0.0)),
+            tool_calls=calls,
+            peak_memory_bytes=int(d.get("peak_memory_bytes", 0)),
+            error=d.get("error") or None,
+            error_kind=d.get("error_kind") or None,
+        )
+
+    def _raise_for_error(self) -> None:
+        if self.error_kind == "timeout":
+            raise TimeoutError(self.error)
+        if self.error_kind == "memory":
+            raise MemoryLimitError(self.error)
+        if self.error_kind:
+            raise RuntimeError(self.error)
+
+
+@dataclass
+class ToolRequest:
+    """A tool call the script is waiting on (`Sandbox.step()`)."""
+
+    id: int
+    method: str
+    params: Any
+
+
+def encode_result(value: Any) -> tuple[str | None, str | None]:
+    """JSON text of a tool's return value, or the error the script sees."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False), None
+    except (TypeError, ValueError, RecursionError) as e:
+        return None, f"Tool result not JSON-serializable: {e}"
+
+
+# --------------------------------------------------------------------------
+# Runtime
+# --------------------------------------------------------------------------
+
+_KEY_RE = re.compile(r"^ed25519:[0-9a-fA-F]{64}$")
+
+
+@dataclass
+class RuntimeConfig:
+    wasm_path: Path | None = None
+    pca_bytes: bytes = b""
+    trusted_authorities: list[str] = field(default_factory=list)
+    capabilities: list[MethodCapability] = field(default_factory=list)
+    tool_handler: ToolHandler | None = None
+    tools_json: str = "[]"
+    max_steps: int = 10000
+    output_buffer_size: int = 8192
+    tool_result_chunk_size: int = 2048
+    max_tool_result_size: int = DEFAULT_MAX_TOOL_RESULT_SIZE
+    timeout: float = DEFAULT_TIMEOUT
+    memory_limit: int = DEFAULT_MEMORY_LIMIT
+
+
+def _check_limits(timeout: Any, memory_limit: Any, max_tool_result_size: Any) -> None:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if timeout > 365 * 24 * 3600:
+        raise ValueError(f"timeout must be at most one year of seconds, got {timeout!r}")
+    if isinstance(memory_limit, bool) or not isinstance(memory_limit, int) or memory_limit < MIN_MEMORY_LIMIT:
+        raise ValueError(
+            f"memory_limit must be an int of at least {MIN_MEMORY_LIMIT} bytes (32 MiB), got {memory_limit!r}"
+        )
+    if memory_limit > 4 * 1024**3:
+        raise ValueError(f"memory_limit must be at most 4 GiB (the wasm32 address space), got {memory_limit!r}")
+    if (
+        isinstance(max_tool_result_size, bool)
+        or not isinstance(max_tool_result_size, int)
+        or max_tool_result_size <= 0
+    ):
+        raise ValueError(f"max_tool_result_size must be a positive int, got {max_tool_result_size!r}")
+
+
+def _caps_json(caps: list[Any]) -> str:
+    return json.dumps([c.to_dict() for c in caps])
+
+
+class Runtime:
+    """One sandbox in the Go core: its directory, capability budgets, limits,
+    and the run loop. `execute()` runs a shell command line."""
+
+    def __init__(self, config: RuntimeConfig) -> None:
+        self._config = config
+        self._handle = 0
+        self._policy = 0
+        self._lock = threading.RLock()
+        self._audit_collector: Any = None
+        self._last: RunResult | None = None
+        self._audit_lines: list[str] = []
+        self._session_id = os.urandom(8).hex()
+        _check_limits(config.timeout, config.memory_limit, config.max_tool_result_size)
+        wasm = _resolve_wasm(config.wasm_path)
+        if not config.trusted_authorities:
+            raise RuntimeError(
+                "No trusted authorities configured. Use Runtime.for_testing() for development, "
+                "or set trusted_authorities in RuntimeConfig."
+            )
+        if not all(isinstance(k, str) and _KEY_RE.match(k) for k in config.trusted_authorities):
+            raise RuntimeError(
+                f"Failed to set trusted authorities. Check public key format: {config.trusted_authorities}"
+            )
+        if not config.pca_bytes:
+            raise RuntimeError("No PCA provided. Create one with EphemeralAuthority().create_pca().")
+        go = _go()
+        try:
+            go.PCAVerify(bytes(config.pca_bytes).hex(), json.dumps(list(config.trusted_authorities)))
+        except builtins.RuntimeError as e:
+            raise RuntimeError(f"Failed to create runtime: {e}") from None
+        try:
+            json.loads(config.tools_json)
+        except ValueError as e:
+            raise ValueError(f"tools_json is not valid JSON: {e}") from None
+        self._capabilities_list = list(config.capabilities)
+        try:
+            self._policy = go.PolicyNew(_caps_json(self._capabilities_list))
+            self._handle = go.SandboxNew(
+                json.dumps(
+                    {
+                        "wasm_path": str(wasm),
+                        "cache_path": _cache_path_for(wasm),
+                        "tools": json.loads(config.tools_json),
+                        "policy": self._policy,
+                        "timeout": float(config.timeout),
+                        "memory_limit": int(config.memory_limit),
+                        "max_tool_result": int(config.max_tool_result_size),
+                    }
+                )
+            )
+        except builtins.RuntimeError as e:
+            if self._policy:
+                go.PolicyFree(self._policy)
+            raise RuntimeError(f"Failed to create runtime: {e}") from None
+        self._finalizer = weakref.finalize(self, _release, self._handle, self._policy)
+        # Loop state
+        self._running = False
+        self._peeked: ToolRequest | None = None
+        self._last_step_id: int | None = None
+        self._on_output: Callable[[str], None] | None = None
+        self._idle = False
+
+    @classmethod
+    def for_testing(
+        cls,
+        capabilities: list[str] | None = None,
+        tool_handler: ToolHandler | None = None,
+        tools_json: str = "[]",
+        wasm_path: Path | None = None,
+        max_steps: int = 10000,
+    ) -> Runtime:
+        from ..auth import EphemeralAuthority
+        from ..capabilities import MethodCapability
+
+        patterns = list(capabilities) if capabilities is not None else ["tool_call:**"]
+        authority = EphemeralAuthority()
+        pca = authority.create_pca(capabilities=patterns)
+        caps = [MethodCapability(method_pattern=p.removeprefix("tool_call:")) for p in patterns]
+        return cls(
+            RuntimeConfig(
+                wasm_path=wasm_path,
+                pca_bytes=pca.to_cbor(),
+                trusted_authorities=[authority.public_key_hex()],
+                capabilities=caps,
+                tool_handler=tool_handler,
+                tools_json=tools_json,
+                max_steps=max_steps,
+            )
+        )
+
+    # -- capabilities -----------------------------------------------------
+
+    @property
+    def _capabilities(self) -> list[MethodCapability]:
+        return self._capabilities_list
+
+    @_capabilities.setter
+    def _capabilities(self, caps: list[MethodCapability]) -> None:
+        caps = list(caps)
+        self._require_open()
+        _go().PolicySetCapabilities(self._policy, _caps_json(caps))
+        self._capabilities_list = caps
+
+    def can_call(self, method: str, params: dict[str, Any] | None = None) -> bool:
+        if not self._handle:
+            return False
+        text, err = encode_result({} if params is None else params)
+        if err is not None:
+            return False
+        return _go().PolicyCheck(self._policy, method, text) == ""
+
+    def get_capabilities(self) -> list[MethodCapability]:
+        return list(self._capabilities_list)
+
+    def get_remaining_calls(self, capability_key: str) -> int | None:
+        if not self._handle:
+            return None
+        n = _go().PolicyRemaining(self._policy, capability_key)
+        return None if n < 0 else int(n)
+
+    def get_call_counts(self) -> dict[str, int]:
+        if not self._handle:
+            return {}
+        return {k: int(v) for k, v in json.loads(_go().PolicyCounts(self._policy)).items()}
+
+    def register_tools(self, tools: Any) -> None:
+        """Accepted and ignored (tools are fixed at construction)."""
+
+    def set_audit_collector(self, collector: Any) -> None:
+        self._audit_collector = collector
+
+    # -- last run ---------------------------------------------------------
+
+    @property
+    def last_result(self) -> RunResult | None:
+        return self._last
+
+    @property
+    def last_stderr(self) -> str:
+        return self._last.stderr if self._last else ""
+
+    @property
+    def last_exit_code(self) -> int:
+        return self._last.exit_code if self._last else 0
+
+    @property
+    def last_elapsed_ns(self) -> int | None:
+        return int(self._last.duration_ms * 1_000_000) if self._last else None
+
+    @property
+    def last_user_time_ns(self) -> int | None:
+        return None
+
+    @property
+    def last_sys_time_ns(self) -> int | None:
+        return None
+
+    def drain_audit_jsonl(self) -> str:
+        """Audit lines (JSONL) of runs since the last drain."""
+        lines, self._audit_lines = self._audit_lines, []
+        return "\n".join(lines)
+
+    # -- the step/resume loop ----------------------------------------------
+
+    def _require_open(self) -> None:
+        if not self._handle:
+            raise builtins.RuntimeError("Sandbox not initialized")
+
+    def start(
+        self,
+        code: str,
+        language: str = "shell",
+        *,
+        stdin: str | bytes | None = None,
+        on_output: Callable[[str], None] | None = None,
+    ) -> None:
+        """Begin running `code`; drive it with has_work/step/resume."""
+        self._require_open()
+        if language not in ("javascript", "shell"):
+            raise ValueError(f"language must be 'javascript' or 'shell', got {language!r}")
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a str, got {type(code).__name__}")
+        if isinstance(stdin, bytes):
+            stdin = stdin.decode("utf-8", errors="replace")
+        if stdin is not None and not isinstance(stdin, str):
+            raise TypeError(f"stdin must be str or bytes, got {type(stdin).__name__}")
+        if self._running:
+            raise builtins.RuntimeError("a run is already in progress on this sandbox: finish it first")
+        try:
+            _go().SandboxStart(self._handle, language, code, stdin or "", stdin is not None, on_output is not None)
+        except builtins.RuntimeError as e:
+            raise RuntimeError(str(e)) from None
+        self._running = True
+        self._peeked = None
+        self._last_step_id = None
+        self._on_output = on_output
+        self._idle = False
+        self._audit("command_create", {"language": language, "code_bytes": len(code)})
+
+    def _next_event(self) -> dict[str, Any]:
+        return json.loads(_go().SandboxNext(self._handle))
+
+    def _handle_event(self, ev: dict[str, Any]) -> bool:
+        """Process an event; True when it is a request now in _peeked."""
+        kind = ev["kind"]
+        if kind == "request":
+            self._idle = False
+            self._peeked = ToolRequest(id=int(ev["id"]), method=ev["method"], params=ev.get("params"))
+            return True
+        if kind == "output":
+            if self._on_output is not None and ev.get("stream") == "stdout":
+                self._on_output(ev.get("data", ""))
+            return False
+        if kind == "idle":
+            self._idle = True
+            return False
+        if kind == "done":
+            self._finish()
+            return False
+        raise RuntimeError(f"unknown event from the core: {kind!r}")
+
+    def _finish(self) -> None:
+        self._last = RunResult._from_json(_go().SandboxResult(self._handle))
+        self._running = False
+        for call in self._last.tool_calls:
+            self._audit(
+                "tool_call",
+                {"method": call.method, "ok": call.ok, "duration_ms": call.duration_ms, "error": call.error},
+            )
+        self._audit("command_exit", {"exit_code": self._last.exit_code, "duration_ms": self._last.duration_ms})
+        if self._audit_collector is not None:
+            drain = getattr(self._audit_collector, "drain_from_runtime", None)
+            if drain is not None:
+                drain(self)
+
+    def _audit(self, kind: str, data: dict[str, Any]) -> None:
+        entry = {
+            "type": kind,
+            "session_id": self._session_id,
+            "timestamp": datetime.now(timezone.utc).isoformat(),
+            **data,
+        }
+        self._audit_lines.append(json.dumps(entry, default=str))
+        if len(self._audit_lines) > 10000:
+            del self._audit_lines[:-10000]
+
+    def has_work(self) -> bool:
+        """True while the run has a tool request to answer (blocks until known)."""
+        if self._peeked is not None:
+            return True
+        while self._running:
+            if self._handle_event(self._next_event()):
+                return True
+        return False
+
+    def step(self) -> ToolRequest | None:
+        """The next tool request, or None once the run has ended."""
+        if self._peeked is None and not self.has_work():
+            return None
+        req, self._peeked = self._peeked, None
+        assert req is not None
+        self._last_step_id = req.id
+        return req
+
+    def _target(self, id: int | None) -> int:
+        if id is not None:
+            return int(id)
+        if self._last_step_id is None:
+            raise builtins.RuntimeError("resume() without id: no request has been returned by step()")
+        return self._last_step_id
+
+    def resume(self, result: Any, *, id: int | None = None) -> None:
+        """Answer a request with a JSON-serialisable value."""
+        self._require_open()
+        text, err = encode_result(result)
+        if err is not None:
+            self.resume_error(err, id=id)
+            return
+        self._resume_json(self._target(id), text or "null")
+
+    def _resume_json(self, id: int, text: str) -> None:
+        try:
+            _go().SandboxResume(self._handle, id, text)
+        except builtins.RuntimeError as e:
+            raise RuntimeError(str(e)) from None
+
+    def resume_error(self, message: str, *, id: int | None = None) -> None:
+        """Answer a request with an error: the script's promise rejects with it."""
+        self._require_open()
+        try:
+            _go().SandboxResumeError(self._handle, self._target(id), str(message))
+        except builtins.RuntimeError as e:
+            raise RuntimeError(str(e)) from None
+
+    def result(self) -> RunResult | None:
+        """The finished run; drains the loop (answering nothing) if needed."""
+        while self._running:
+            if self._handle_event(self._next_event()):
+                req, self._peeked = self._peeked, None
+                assert req is not None
+                self.resume_error("run abandoned: the host stopped answering tool calls", id=req.id)
+        return self._last
+
+    # -- whole runs ---------------------------------------------------------
+
+    def _run_sync(
+        self,
+        code: str,
+        language: str,
+        handle: Callable[[ToolRequest], tuple[str | None, str | None]],
+        on_output: Callable[[str], None] | None,
+        stdin: str | bytes | None,
+    ) -> RunResult:
+        with self._lock:
+            self.start(code, language, stdin=stdin, on_output=on_output)
+            try:
+                while self.has_work():
+                    req = self.step()
+                    assert req is not None
+                    text, err = handle(req)
+                    if err is not None:
+                        self.resume_error(err, id=req.id)
+                    else:
+                        self._resume_json(req.id, text or "null")
+            finally:
+                if self._running:
+                    self.result()
+            assert self._last is not None
+            self._last._raise_for_error()
+            return self._last
+
+    async def _run_async(
+        self,
+        code: str,
+        language: str,
+        handle: Callable[[ToolRequest], Awaitable[tuple[str | None, str | None]]],
+        on_output: Callable[[str], None] | None,
+        stdin: str | bytes | None,
+    ) -> RunResult:
+        await asyncio.to_thread(self._lock.acquire)
+        try:
+            self.start(code, language, stdin=stdin, on_output=on_output)
+            try:
+                while self._running:
+                    # Gather everything the script issued together, until it waits.
+                    batch: list[ToolRequest] = []
+                    while self._running:
+                        ev = await asyncio.to_thread(self._next_event)
+                        if self._handle_event(ev):
+                            assert self._peeked is not None
+                            batch.append(self._peeked)
+                            self._peeked = None
+                        elif self._idle or not self._running:
+                            break
+                    if batch:
+                        answers = await asyncio.gather(*(handle(r) for r in batch))
+                        for req, (text, err) in zip(batch, answers):
+                            if err is not None:
+                                self.resume_error(err, id=req.id)
+                            else:
+                                self._resume_json(req.id, text or "null")
+            finally:
+                if self._running:
+                    self.result()
+            assert self._last is not None
+            self._last._raise_for_error()
+            return self._last
+        finally:
+            self._lock.release()
+
+    def _raw_handler_call(self, req: ToolRequest) -> tuple[str | None, str | None]:
+        handler = self._config.tool_handler
+        if handler is None:
+            return None, "No tool handler configured"
+        try:
+            value = handler(req.method, req.params)
+        except Exception as e:  # the script sees it; Python does not raise
+            return None, f"Tool '{req.method}' failed: {e}"
+        if inspect.isawaitable(value):
+            if inspect.iscoroutine(value):
+                value.close()
+            return None, (
+                f"Tool handler returned a coroutine for '{req.method}'. "
+                "Use execute_async() instead of execute() for async handlers."
+            )
+        return encode_result(value)
+
+    def execute(
+        self,
+        command: str,
+        on_output: Callable[[str], None] | None = None,
+        stdin: str | bytes | None = None,
+    ) -> str:
+        """Run a shell command line; return its stdout."""
+        self._require_open()
+        return self._run_sync(command, "shell", self._raw_handler_call, on_output, stdin).stdout
+
+    async def execute_async(
+        self,
+        command: str,
+        on_output: Callable[[str], None] | None = None,
+        stdin: str | bytes | None = None,
+    ) -> str:
+        self._require_open()
+
+        async def handle(req: ToolRequest) -> tuple[str | None, str | None]:
+            handler = self._config.tool_handler
+            if handler is None:
+                return None, "No tool handler configured"
+            try:
+                value = handler(req.method, req.params)
+                if inspect.isawaitable(value):
+                    value = await value
+            except Exception as e:
+                return None, f"Tool '{req.method}' failed: {e}"
+            return encode_result(value)
+
+        return (await self._run_async(command, "shell", handle, on_output, stdin)).stdout
+
+    def close(self) -> None:
+        """End any run and remove the sandbox's directory."""
+        if self._handle:
+            self._finalizer()
+            self._handle = 0
+            self._policy = 0
+            self._running = False
+
+    def _entries(self) -> Iterator[str]:  # pragma: no cover - debugging aid
+        yield from self._audit_lines
+
+
+def _release(handle: int, policy: int) -> None:
+    try:
+        go = _go()
+        go.SandboxClose(handle)
+        if policy:
+            go.PolicyFree(policy)
+    except Exception:
+        pass

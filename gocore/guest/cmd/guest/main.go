@@ -1,0 +1,134 @@
+// Command guest is the program that runs inside the WASM sandbox
+// (GOOS=wasip1 GOARCH=wasm). It reads its run's input from the host, then
+// runs the JavaScript or shell script it was given.
+//
+// It is also where the two languages meet without importing each other:
+// JavaScript's shell() runs the shell runner, and the shell's `node`
+// applet runs the JavaScript runtime.
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"amlasandbox/gocore/guest/applets"
+	"amlasandbox/gocore/guest/hostapi"
+	"amlasandbox/gocore/guest/hostcall"
+	"amlasandbox/gocore/guest/jsrt"
+	"amlasandbox/gocore/guest/shell"
+	"amlasandbox/gocore/wire"
+)
+
+func main() {
+	in, err := hostcall.ReadInput()
+	if err != nil {
+		fmt.Fprintln(hostcall.Writer{FD: wire.Stderr}, "amla guest:", err)
+		os.Exit(70)
+	}
+	g := newGuest(in)
+	switch in.Language {
+	case wire.LangJavaScript:
+		code := in.Code
+		if in.HasStdin {
+			code = in.Stdin
+		}
+		os.Exit(g.runJS(code, g.stdout, g.stderr))
+	case wire.LangShell:
+		os.Exit(g.runShell(in.Code, strings.NewReader(in.Stdin), g.stdout, g.stderr, "/workspace"))
+	default:
+		fmt.Fprintf(g.stderr, "amla guest: unknown language %q\n", in.Language)
+		os.Exit(2)
+	}
+}
+
+// guest holds what both languages share within one run.
+type guest struct {
+	in       wire.Input
+	stdout   io.Writer
+	stderr   io.Writer
+	tools    hostapi.Tools
+	registry *applets.Registry
+}
+
+func newGuest(in wire.Input) *guest {
+	g := &guest{
+		in:     in,
+		stdout: hostcall.Writer{FD: wire.Stdout},
+		stderr: hostcall.Writer{FD: wire.Stderr},
+		tools:  hostcall.NewTools(in.Tools),
+	}
+	g.registry = applets.Default()
+	g.registry.Register("node", g.nodeApplet)
+	return g
+}
+
+func (g *guest) runJS(code string, stdout, stderr io.Writer) int {
+	return jsrt.Run(code, jsrt.Options{
+		Stdout:       stdout,
+		Stderr:       stderr,
+		Tools:        g.tools,
+		ToolList:     g.in.Tools,
+		MaxCallStack: g.in.MaxCallStack,
+		Shell: func(cmd, stdin string) (string, string, int) {
+			var out, errb bytes.Buffer
+			code := g.runShell(cmd, strings.NewReader(stdin), &out, &errb, "/workspace")
+			return out.String(), errb.String(), code
+		},
+	})
+}
+
+func (g *guest) runShell(script string, stdin io.Reader, stdout, stderr io.Writer, dir string) int {
+	return shell.Run(script, shell.Options{
+		Stdin:    stdin,
+		Stdout:   stdout,
+		Stderr:   stderr,
+		Env:      map[string]string{"HOME": "/workspace", "PWD": dir, "PATH": "/bin"},
+		Dir:      dir,
+		Tools:    g.tools,
+		Registry: g.registry,
+		Ctx:      context.Background(),
+	})
+}
+
+// nodeApplet runs JavaScript from the shell: `node -e CODE`, `node -`
+// (script on stdin) or `node FILE`.
+func (g *guest) nodeApplet(p *applets.Proc, args []string) int {
+	usage := func() int {
+		fmt.Fprintln(p.Stderr, "usage: node -e CODE | node - | node FILE")
+		return 2
+	}
+	if len(args) < 2 {
+		return usage()
+	}
+	var code string
+	switch args[1] {
+	case "-e", "--eval":
+		if len(args) < 3 {
+			return usage()
+		}
+		code = args[2]
+	case "-":
+		b, err := io.ReadAll(p.Stdin)
+		if err != nil {
+			fmt.Fprintln(p.Stderr, "node: reading stdin:", err)
+			return 1
+		}
+		code = string(b)
+	default:
+		if strings.HasPrefix(args[1], "-") {
+			fmt.Fprintf(p.Stderr, "node: unsupported option %s\n", args[1])
+			return usage()
+		}
+		b, err := os.ReadFile(p.Path(args[1]))
+		if err != nil {
+			fmt.Fprintf(p.Stderr, "node: cannot read %s: %v\n", args[1], err)
+			return 1
+		}
+		code = string(b)
+	}
+	return g.runJS(code, p.Stdout, p.Stderr)
+}

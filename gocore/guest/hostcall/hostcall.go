@@ -1,0 +1,104 @@
+package hostcall
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"amlasandbox/gocore/wire"
+)
+
+// ErrNoHost is returned outside a wasip1 guest.
+var ErrNoHost = errors.New("hostcall: not running inside the amla-sandbox host")
+
+// ReadInput returns the run's Input.
+func ReadInput() (wire.Input, error) {
+	var in wire.Input
+	if !available {
+		return in, ErrNoHost
+	}
+	buf := make([]byte, inputLen())
+	if len(buf) > 0 {
+		inputRead(buf)
+	}
+	if err := json.Unmarshal(buf, &in); err != nil {
+		return in, fmt.Errorf("hostcall: decoding run input: %w", err)
+	}
+	return in, nil
+}
+
+// Writer sends what is written to it to the host's stdout or stderr.
+type Writer struct{ FD int }
+
+// maxChunk keeps each host call's copy bounded; the host streams chunks.
+const maxChunk = 1 << 20
+
+func (w Writer) Write(p []byte) (int, error) {
+	if !available {
+		return 0, ErrNoHost
+	}
+	for rest := p; len(rest) > 0; {
+		n := min(len(rest), maxChunk)
+		output(w.FD, rest[:n])
+		rest = rest[n:]
+	}
+	return len(p), nil
+}
+
+// Tools implements hostapi.Tools over the host functions.
+type Tools struct {
+	list []wire.ToolInfo
+
+	mu    sync.Mutex
+	stash map[int64]wire.ToolAnswer
+}
+
+// NewTools returns the host-backed Tools for the registered tools.
+func NewTools(list []wire.ToolInfo) *Tools {
+	return &Tools{list: list, stash: map[int64]wire.ToolAnswer{}}
+}
+
+func (t *Tools) List() []wire.ToolInfo { return t.list }
+
+func (t *Tools) Submit(method string, params json.RawMessage) int64 {
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	req, err := json.Marshal(wire.ToolRequest{Method: method, Params: params})
+	if err != nil {
+		req, _ = json.Marshal(wire.ToolRequest{Method: method, Params: json.RawMessage("null")})
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return toolSubmit(req)
+}
+
+// Next blocks until an answer to one of ids is in. Answers to other ids
+// (another language layer's calls) are stashed for their own Next.
+func (t *Tools) Next(ids []int64) wire.ToolAnswer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for {
+		for _, id := range ids {
+			if a, ok := t.stash[id]; ok {
+				delete(t.stash, id)
+				return a
+			}
+		}
+		if !available || len(ids) == 0 {
+			return wire.ToolAnswer{Error: "no pending tool call"}
+		}
+		n := toolWait()
+		if n <= 0 {
+			return wire.ToolAnswer{Error: "tool call lost: the host has no pending answer"}
+		}
+		buf := make([]byte, n)
+		toolTake(buf)
+		var a wire.ToolAnswer
+		if err := json.Unmarshal(buf, &a); err != nil {
+			return wire.ToolAnswer{Error: "tool call answer undecodable: " + err.Error()}
+		}
+		t.stash[a.ID] = a
+	}
+}

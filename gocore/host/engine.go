@@ -1,0 +1,155 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+)
+
+// WasmtimeVersion is the version of the wasmtime runtime linked in; it is
+// part of the compiled-module cache key.
+const WasmtimeVersion = "39.0.1"
+
+// epochTick is how often the engine's epoch advances; run deadlines are
+// counted in ticks.
+const epochTick = 5 * time.Millisecond
+
+var (
+	engineOnce sync.Once
+	engine     *wasmtime.Engine
+)
+
+// sharedEngine returns the one Engine of this process, with epoch
+// interruption on and a goroutine advancing the epoch.
+func sharedEngine() *wasmtime.Engine {
+	engineOnce.Do(func() {
+		cfg := wasmtime.NewConfig()
+		cfg.SetEpochInterruption(true)
+		engine = wasmtime.NewEngineWithConfig(cfg)
+		go func() {
+			t := time.NewTicker(epochTick)
+			for range t.C {
+				engine.IncrementEpoch()
+			}
+		}()
+	})
+	return engine
+}
+
+// GuestModule is the compiled guest program, shared by every Sandbox that
+// uses the same wasm file.
+type GuestModule struct {
+	WasmPath  string
+	CachePath string
+	// FromCache tells whether the module was loaded from the on-disk cache.
+	FromCache bool
+
+	module *wasmtime.Module
+	linker *wasmtime.Linker
+}
+
+var (
+	modulesMu sync.Mutex
+	modules   = map[string]*GuestModule{}
+)
+
+// LoadGuest returns the guest module for wasmPath, loading the compiled
+// artifact at cachePath when it is usable and otherwise compiling the wasm
+// and writing cachePath atomically. A corrupt or incompatible cache file is
+// replaced, never an error. cachePath may be empty (no disk cache).
+func LoadGuest(wasmPath, cachePath string) (*GuestModule, error) {
+	key := wasmPath + "\x00" + cachePath
+	modulesMu.Lock()
+	defer modulesMu.Unlock()
+	if m, ok := modules[key]; ok {
+		return m, nil
+	}
+	if _, err := os.Stat(wasmPath); err != nil {
+		return nil, fmt.Errorf("WASM file not found: %s", wasmPath)
+	}
+	eng := sharedEngine()
+	g := &GuestModule{WasmPath: wasmPath, CachePath: cachePath}
+	if cachePath != "" {
+		if m, err := wasmtime.NewModuleDeserializeFile(eng, cachePath); err == nil {
+			g.module, g.FromCache = m, true
+		} else if !errors.Is(err, os.ErrNotExist) {
+			_ = os.Remove(cachePath) // stale or corrupt: rebuilt below
+		}
+	}
+	if g.module == nil {
+		m, err := compileAndCache(eng, wasmPath, cachePath)
+		if err != nil {
+			return nil, err
+		}
+		g.module = m
+	}
+	linker, err := newLinker(eng)
+	if err != nil {
+		return nil, err
+	}
+	g.linker = linker
+	modules[key] = g
+	return g, nil
+}
+
+// Precompile compiles wasmPath and writes the artifact to cachePath even if
+// one exists, and returns how long compiling took.
+func Precompile(wasmPath, cachePath string) (time.Duration, error) {
+	start := time.Now()
+	if _, err := compileAndCache(sharedEngine(), wasmPath, cachePath); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+func compileAndCache(eng *wasmtime.Engine, wasmPath, cachePath string) (*wasmtime.Module, error) {
+	wasm, err := os.ReadFile(wasmPath)
+	if err != nil {
+		return nil, fmt.Errorf("WASM file not found: %s: %w", wasmPath, err)
+	}
+	m, err := wasmtime.NewModule(eng, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("compiling guest module %s: %w", wasmPath, err)
+	}
+	if cachePath == "" {
+		return m, nil
+	}
+	data, err := m.Serialize()
+	if err != nil {
+		return m, nil // a cache is an optimisation; the module works
+	}
+	_ = writeAtomic(cachePath, data)
+	return m, nil
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it
+// into place, so a reader never sees a half-written artifact.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*.cwasm")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"amlasandbox/gocore/wire"
+)
+
+// Defaults for Limits fields left zero.
+const (
+	DefaultTimeout       = 30 * time.Second
+	DefaultMemoryLimit   = 256 << 20
+	DefaultMaxOutput     = 32 << 20
+	DefaultMaxToolResult = 64 << 20
+)
+
+// Limits bound one run. Zero fields take the defaults above.
+type Limits struct {
+	Timeout       time.Duration // wall time, not counting time blocked on Python
+	MemoryLimit   int64         // bytes of guest linear memory
+	MaxOutput     int64         // bytes per stream (stdout, stderr)
+	MaxToolResult int64         // bytes of one serialized tool result
+	MaxCallStack  int           // JavaScript call depth; 0 = guest default
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.MemoryLimit <= 0 {
+		l.MemoryLimit = DefaultMemoryLimit
+	}
+	if l.MaxOutput <= 0 {
+		l.MaxOutput = DefaultMaxOutput
+	}
+	if l.MaxToolResult <= 0 {
+		l.MaxToolResult = DefaultMaxToolResult
+	}
+	return l
+}
+
+// Config configures a Sandbox.
+type Config struct {
+	Tools      []wire.ToolInfo
+	Authorizer Authorizer // nil = AllowAll
+	Limits     Limits
+}
+
+// Sandbox owns a private directory (guest `/`, `/workspace`, `/tmp`) that
+// persists across its runs and is removed by Close, its Authorizer (and with
+// it the call budgets) and its limits. It runs one script at a time.
+type Sandbox struct {
+	guest *GuestModule
+	cfg   Config
+	base  string // host-only directory holding root/ and run scratch files
+
+	mu     sync.Mutex
+	active *Run
+	closed bool
+}
+
+// NewSandbox creates a sandbox with a fresh private directory.
+func NewSandbox(guest *GuestModule, cfg Config) (*Sandbox, error) {
+	if guest == nil {
+		return nil, errors.New("new sandbox: no guest module")
+	}
+	if cfg.Authorizer == nil {
+		cfg.Authorizer = AllowAll{}
+	}
+	cfg.Limits = cfg.Limits.withDefaults()
+	base, err := os.MkdirTemp("", "amla-sandbox-")
+	if err != nil {
+		return nil, fmt.Errorf("new sandbox: creating its directory: %w", err)
+	}
+	for _, d := range []string{"root/workspace", "root/tmp"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o700); err != nil {
+			os.RemoveAll(base)
+			return nil, fmt.Errorf("new sandbox: creating %s: %w", d, err)
+		}
+	}
+	return &Sandbox{guest: guest, cfg: cfg, base: base}, nil
+}
+
+// Root is the host directory the guest sees as `/`.
+func (s *Sandbox) Root() string { return filepath.Join(s.base, "root") }
+
+// Limits returns the sandbox's limits (defaults applied).
+func (s *Sandbox) Limits() Limits { return s.cfg.Limits }
+
+// Authorizer returns the sandbox's authorizer.
+func (s *Sandbox) Authorizer() Authorizer { return s.cfg.Authorizer }
+
+// ErrClosed is returned by a closed Sandbox.
+var ErrClosed = errors.New("Sandbox not initialized")
+
+// Start begins running code in language on a fresh guest instance. With
+// hasStdin, stdin is the script's standard input (for JavaScript: the
+// script itself, per the documented `stdin=` form). stream asks for output
+// events as the run produces them.
+func (s *Sandbox) Start(language, code string, stdin string, hasStdin, stream bool) (*Run, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if s.active != nil && !s.active.Finished() {
+		return nil, errors.New("start: this sandbox is already running a script; runs are one at a time")
+	}
+	switch language {
+	case wire.LangJavaScript, wire.LangShell:
+	default:
+		return nil, fmt.Errorf("start: unknown language %q (want %q or %q)", language, wire.LangJavaScript, wire.LangShell)
+	}
+	in := wire.Input{
+		Language:     language,
+		Code:         code,
+		Stdin:        stdin,
+		HasStdin:     hasStdin,
+		Tools:        s.cfg.Tools,
+		MaxCallStack: s.cfg.Limits.MaxCallStack,
+	}
+	r, err := newRun(s, in, stream)
+	if err != nil {
+		return nil, err
+	}
+	s.active = r
+	go r.execute()
+	return r, nil
+}
+
+// Close cancels a run in progress, waits for it, and removes the sandbox's
+// directory. It is safe to call twice.
+func (s *Sandbox) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	r := s.active
+	s.mu.Unlock()
+	if r != nil {
+		r.Cancel()
+		r.WaitDone()
+	}
+	// RemoveAll removes symlinks themselves and never follows them.
+	return os.RemoveAll(s.base)
+}

@@ -1,0 +1,75 @@
+// Command testguest is a tiny guest for the host package's tests: its
+// "script" is one command that exercises one host feature.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"amlasandbox/gocore/guest/hostapi"
+	"amlasandbox/gocore/guest/hostcall"
+)
+
+var sink [][]byte
+
+func main() {
+	in, err := hostcall.ReadInput()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	out, errw := hostcall.Writer{FD: 1}, hostcall.Writer{FD: 2}
+	tools := hostcall.NewTools(in.Tools)
+	cmd, arg, _ := strings.Cut(in.Code, " ")
+	switch cmd {
+	case "echo":
+		fmt.Fprintln(out, arg)
+		fmt.Fprintln(errw, "to stderr")
+	case "spin":
+		for {
+		}
+	case "alloc":
+		for {
+			sink = append(sink, make([]byte, 1<<20))
+		}
+	case "call": // call METHOD PARAMS
+		method, params, _ := strings.Cut(arg, " ")
+		a := hostapi.Call(tools, method, json.RawMessage(params))
+		if a.OK {
+			fmt.Fprintf(out, "ok %s\n", a.Result)
+		} else {
+			fmt.Fprintf(out, "err %s\n", a.Error)
+		}
+	case "batch": // submit N calls, then wait for all
+		var ids []int64
+		for i := 0; i < 10; i++ {
+			ids = append(ids, tools.Submit("mcp:t", json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))))
+		}
+		for len(ids) > 0 {
+			a := tools.Next(ids)
+			fmt.Fprintf(out, "%d ", a.ID)
+			for j, id := range ids {
+				if id == a.ID {
+					ids = append(ids[:j], ids[j+1:]...)
+					break
+				}
+			}
+		}
+	case "write": // write PATH TEXT
+		path, text, _ := strings.Cut(arg, " ")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			fmt.Fprintln(out, "error:", err)
+		}
+	case "read":
+		b, err := os.ReadFile(arg)
+		if err != nil {
+			fmt.Fprintln(out, "error:", err)
+		} else {
+			fmt.Fprintln(out, string(b))
+		}
+	case "exit":
+		os.Exit(7)
+	}
+}

@@ -1,0 +1,184 @@
+package pycore
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"amlasandbox/gocore/host"
+	"amlasandbox/gocore/wire"
+)
+
+// lookupAuthorizer finds the capability policy a Python Runtime created, so
+// the sandbox's in-guest calls and can_call share one budget table. It is
+// set by the capability bindings; without them every call is allowed.
+var lookupAuthorizer = func(int64) (host.Authorizer, bool) { return nil, false }
+
+type sandboxEntry struct {
+	sb  *host.Sandbox
+	mu  sync.Mutex
+	run *host.Run
+}
+
+var sandboxes handles[*sandboxEntry]
+
+type sandboxConfig struct {
+	WasmPath      string          `json:"wasm_path"`
+	CachePath     string          `json:"cache_path"`
+	Tools         []wire.ToolInfo `json:"tools"`
+	Policy        int64           `json:"policy"`
+	TimeoutS      float64         `json:"timeout"`
+	MemoryLimit   int64           `json:"memory_limit"`
+	MaxToolResult int64           `json:"max_tool_result"`
+	MaxOutput     int64           `json:"max_output"`
+	MaxCallStack  int             `json:"max_call_stack"`
+}
+
+// LoadGuest compiles (or loads from cachePath) the guest module and
+// returns JSON {"from_cache": bool}.
+func LoadGuest(wasmPath, cachePath string) (out string, err error) {
+	defer recoverTo(&err)
+	g, err := host.LoadGuest(wasmPath, cachePath)
+	if err != nil {
+		return "", err
+	}
+	b, _ := json.Marshal(map[string]bool{"from_cache": g.FromCache})
+	return string(b), nil
+}
+
+// Precompile compiles wasmPath into cachePath and returns milliseconds taken.
+func Precompile(wasmPath, cachePath string) (ms float64, err error) {
+	defer recoverTo(&err)
+	d, err := host.Precompile(wasmPath, cachePath)
+	return float64(d.Microseconds()) / 1000, err
+}
+
+// WasmtimeVersion is the linked wasmtime version.
+func WasmtimeVersion() string { return host.WasmtimeVersion }
+
+// SandboxNew creates a sandbox from a JSON config and returns its handle.
+func SandboxNew(configJSON string) (h int64, err error) {
+	defer recoverTo(&err)
+	var cfg sandboxConfig
+	if err := json.Unmarshal([]byte(configJSON), &cfg); err != nil {
+		return 0, fmt.Errorf("sandbox config: %w", err)
+	}
+	g, err := host.LoadGuest(cfg.WasmPath, cfg.CachePath)
+	if err != nil {
+		return 0, err
+	}
+	hc := host.Config{
+		Tools: cfg.Tools,
+		Limits: host.Limits{
+			Timeout:       time.Duration(cfg.TimeoutS * float64(time.Second)),
+			MemoryLimit:   cfg.MemoryLimit,
+			MaxOutput:     cfg.MaxOutput,
+			MaxToolResult: cfg.MaxToolResult,
+			MaxCallStack:  cfg.MaxCallStack,
+		},
+	}
+	if cfg.Policy != 0 {
+		a, ok := lookupAuthorizer(cfg.Policy)
+		if !ok {
+			return 0, fmt.Errorf("sandbox config: unknown capability policy handle %d", cfg.Policy)
+		}
+		hc.Authorizer = a
+	}
+	sb, err := host.NewSandbox(g, hc)
+	if err != nil {
+		return 0, err
+	}
+	return sandboxes.put(&sandboxEntry{sb: sb}), nil
+}
+
+func sandboxOf(h int64) (*sandboxEntry, error) {
+	e, ok := sandboxes.get(h)
+	if !ok {
+		return nil, host.ErrClosed
+	}
+	return e, nil
+}
+
+func runOf(h int64) (*host.Run, error) {
+	e, err := sandboxOf(h)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.run == nil {
+		return nil, fmt.Errorf("no run has been started on this sandbox")
+	}
+	return e.run, nil
+}
+
+// SandboxClose ends any run and removes the sandbox's directory.
+func SandboxClose(h int64) (err error) {
+	defer recoverTo(&err)
+	e, ok := sandboxes.drop(h)
+	if !ok {
+		return nil
+	}
+	return e.sb.Close()
+}
+
+// SandboxStart begins a run. language is "javascript" or "shell".
+func SandboxStart(h int64, language, code, stdin string, hasStdin, stream bool) (err error) {
+	defer recoverTo(&err)
+	e, err := sandboxOf(h)
+	if err != nil {
+		return err
+	}
+	r, err := e.sb.Start(language, code, stdin, hasStdin, stream)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.run = r
+	e.mu.Unlock()
+	return nil
+}
+
+// SandboxNext blocks (without the GIL) until the run has an event and
+// returns it as JSON: {"kind": "request"|"output"|"done", ...}.
+func SandboxNext(h int64) (out string, err error) {
+	defer recoverTo(&err)
+	r, err := runOf(h)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(r.Next())
+	return string(b), err
+}
+
+// SandboxResume answers request id with JSON text.
+func SandboxResume(h int64, id int64, resultJSON string) (err error) {
+	defer recoverTo(&err)
+	r, err := runOf(h)
+	if err != nil {
+		return err
+	}
+	return r.Resume(id, resultJSON)
+}
+
+// SandboxResumeError answers request id with an error message.
+func SandboxResumeError(h int64, id int64, message string) (err error) {
+	defer recoverTo(&err)
+	r, err := runOf(h)
+	if err != nil {
+		return err
+	}
+	return r.ResumeError(id, message)
+}
+
+// SandboxResult waits for the run to end and returns its Result as JSON.
+func SandboxResult(h int64) (out string, err error) {
+	defer recoverTo(&err)
+	r, err := runOf(h)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(r.Result())
+	return string(b), err
+}

@@ -1,0 +1,72 @@
+package wire
+
+import "encoding/json"
+
+// Module is the import module name of every host function.
+const Module = "amla"
+
+// Host function names. Signatures (wasm32, all integers i32 unless noted):
+//
+//	input_len() -> len            byte length of the run's Input JSON
+//	input_read(ptr)               copies the Input JSON to ptr
+//	output(fd, ptr, len)          writes stdout (fd 1) or stderr (fd 2)
+//	tool_submit(ptr, len) -> i64  queues a ToolRequest JSON, returns its id (> 0)
+//	tool_wait() -> len            blocks until an answer is ready, returns its length
+//	tool_take(ptr)                copies the answer tool_wait announced
+const (
+	FnInputLen   = "input_len"
+	FnInputRead  = "input_read"
+	FnOutput     = "output"
+	FnToolSubmit = "tool_submit"
+	FnToolWait   = "tool_wait"
+	FnToolTake   = "tool_take"
+)
+
+// File descriptors understood by FnOutput.
+const (
+	Stdout = 1
+	Stderr = 2
+)
+
+// Languages a run can be in.
+const (
+	LangJavaScript = "javascript"
+	LangShell      = "shell"
+)
+
+// Input is everything a run needs to know, handed to the guest at start.
+type Input struct {
+	Language string `json:"language"`
+	// Code is the user script. When HasStdin is true and the language is
+	// JavaScript, Code is ignored and Stdin is the script (API.md §3.2).
+	Code     string `json:"code"`
+	Stdin    string `json:"stdin,omitempty"`
+	HasStdin bool   `json:"has_stdin,omitempty"`
+	// Tools are the tools registered on the sandbox, in order.
+	Tools []ToolInfo `json:"tools"`
+	// MaxCallStack bounds JavaScript call depth (0 = guest default).
+	MaxCallStack int `json:"max_call_stack,omitempty"`
+}
+
+// ToolInfo describes one registered tool (ToolDefinition.to_dict()).
+type ToolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+}
+
+// ToolRequest is what the guest submits for one tool call. Method is
+// "mcp:<tool name>"; Params is the JSON the script passed (any JSON value).
+type ToolRequest struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// ToolAnswer is the host's answer to one request: either OK with Result (a
+// JSON value) or not OK with Error (the message the script sees).
+type ToolAnswer struct {
+	ID     int64           `json:"id"`
+	OK     bool            `json:"ok"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
