@@ -73,7 +73,7 @@ def build_go(dest: Path) -> None:
     run([go, "build", "-trimpath", "-ldflags=-s -w", "-o", str(pkg / WASM_NAME), GUEST_PKG], wasm_env)
 
     # The extension. gopy overwrites CGO_CFLAGS/CGO_LDFLAGS itself.
-    out = BUILD / "gopy"
+    out = BUILD / "_gopy"  # "_" keeps `go test ./...` out of the generated package
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
