@@ -35,7 +35,7 @@ def recorder(results: dict[str, Any]):
 
 def test_quick_start_outputs():
     sandbox = create_sandbox_tool()
-    assert sandbox.run("console.log('hello'.toUpperCase())", language="javascript") == "HELLO"
+    assert sandbox.run("console.log('hello'.toUpperCase())", language="javascript") == "HELLO\n"
 
     def get_weather(city: str) -> dict:
         return {"city": city, "temp": 72}
@@ -43,7 +43,7 @@ def test_quick_start_outputs():
     sandbox = create_sandbox_tool(tools=[get_weather])
     out = sandbox.run("const w = await get_weather({city: 'SF'}); console.log(JSON.stringify(w));", language="javascript")
     assert json.loads(out) == {"city": "SF", "temp": 72}
-    assert sandbox.run("return await get_weather({city: 'SF'});", language="javascript") == '{"city":"SF","temp":72}'
+    assert sandbox.run("return await get_weather({city: 'SF'});", language="javascript") == "{\"city\":\"SF\",\"temp\":72}\n"
 
 
 @pytest.mark.parametrize(
@@ -281,7 +281,7 @@ def test_async_tools_work_under_run():
         return n * 2
 
     tool = create_sandbox_tool(tools=[fetch])
-    assert tool.run("return await fetch({n: 21})", language="javascript") == "42"
+    assert tool.run("return await fetch({n: 21})", language="javascript") == "42\n"
 
 
 def test_on_output_streams_chunks():
