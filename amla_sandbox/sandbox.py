@@ -7,7 +7,6 @@ import asyncio
 import builtins
 import inspect
 import json
-import threading
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -69,7 +68,6 @@ class Sandbox:
         # Await async tool results inside execute()/run() (create_sandbox_tool
         # sets this; a bare Sandbox keeps the documented coroutine error).
         self._await_in_sync = False
-        self._run_lock = threading.RLock()
         pca, trusted = self.pca, list(self.trusted_authorities)
         if not pca or not trusted:
             from .auth import EphemeralAuthority
@@ -176,9 +174,7 @@ class Sandbox:
         stdin: str | bytes | None = None,
     ) -> str:
         """Run JavaScript; return its stdout. With `stdin`, stdin is the script."""
-        rt = self._rt()
-        with self._run_lock:
-            return rt._run_sync(code, "javascript", self._call_sync, on_output, stdin).stdout
+        return self._rt()._run_sync(code, "javascript", self._call_sync, on_output, stdin).stdout
 
     async def execute_async(
         self,
@@ -193,9 +189,7 @@ class Sandbox:
 
     def shell(self, command: str, stdin: str | bytes | None = None) -> str:
         """Run a shell command line; return its stdout (a non-zero exit does not raise)."""
-        rt = self._rt()
-        with self._run_lock:
-            return rt._run_sync(command, "shell", self._call_sync, None, stdin).stdout
+        return self._rt()._run_sync(command, "shell", self._call_sync, None, stdin).stdout
 
     # The public step/resume loop -------------------------------------------
 

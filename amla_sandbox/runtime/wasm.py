@@ -301,7 +301,10 @@ class Runtime:
         self._config = config
         self._handle = 0
         self._policy = 0
-        self._lock = threading.RLock()
+        # Runs are one at a time; a plain Lock (not RLock) because execute_async
+        # acquires it on a worker thread and releases it on the event loop's.
+        self._lock = threading.Lock()
+        self._lock_owner: int | None = None
         self._audit_collector: Any = None
         self._last: RunResult | None = None
         self._audit_lines: list[str] = []
@@ -607,7 +610,8 @@ class Runtime:
         on_output: Callable[[str], None] | None,
         stdin: str | bytes | None,
     ) -> RunResult:
-        with self._lock:
+        self._acquire()
+        try:
             self.start(code, language, stdin=stdin, on_output=on_output)
             try:
                 while self.has_work():
@@ -624,6 +628,21 @@ class Runtime:
             assert self._last is not None
             self._last._raise_for_error()
             return self._last
+        finally:
+            self._release_lock()
+
+    def _acquire(self) -> None:
+        if self._lock_owner == threading.get_ident():
+            raise builtins.RuntimeError(
+                "this sandbox is already running a script in this thread (a tool handler may not run "
+                "scripts on the sandbox that called it)"
+            )
+        self._lock.acquire()
+        self._lock_owner = threading.get_ident()
+
+    def _release_lock(self) -> None:
+        self._lock_owner = None
+        self._lock.release()
 
     async def _run_async(
         self,
@@ -633,7 +652,10 @@ class Runtime:
         on_output: Callable[[str], None] | None,
         stdin: str | bytes | None,
     ) -> RunResult:
+        if self._lock_owner == threading.get_ident():
+            raise builtins.RuntimeError("this sandbox is already running a script in this thread")
         await asyncio.to_thread(self._lock.acquire)
+        self._lock_owner = threading.get_ident()
         try:
             self.start(code, language, stdin=stdin, on_output=on_output)
             try:
@@ -662,7 +684,7 @@ class Runtime:
             self._last._raise_for_error()
             return self._last
         finally:
-            self._lock.release()
+            self._release_lock()
 
     def _raw_handler_call(self, req: ToolRequest) -> tuple[str | None, str | None]:
         handler = self._config.tool_handler

@@ -89,6 +89,9 @@ func TestOutputAndExit(t *testing.T) {
 	if res := run(t, sb, "exit", nil); res.ExitCode != 7 || res.ErrorKind != "" {
 		t.Fatalf("exit: got %+v", res)
 	}
+	if res := run(t, sb, "exit200", nil); res.ExitCode != 200 || res.ErrorKind != "" {
+		t.Fatalf("exit200: got %+v", res)
+	}
 }
 
 func TestToolCalls(t *testing.T) {

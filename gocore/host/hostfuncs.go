@@ -43,6 +43,12 @@ func newLinker(eng *wasmtime.Engine) (*wasmtime.Linker, error) {
 		{wire.FnToolWait, func(c *wasmtime.Caller) (int32, *wasmtime.Trap) {
 			return runOf(c).wait()
 		}},
+		{wire.FnExitStatus, func(c *wasmtime.Caller, code int32) {
+			r := runOf(c)
+			r.mu.Lock()
+			r.exitStatus, r.exitSet = int(code), true
+			r.mu.Unlock()
+		}},
 		{wire.FnToolTake, func(c *wasmtime.Caller, ptr int32) *wasmtime.Trap {
 			r := runOf(c)
 			trap := copyOut(c, ptr, r.taken)

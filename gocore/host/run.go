@@ -69,20 +69,22 @@ type Run struct {
 	// goroutine touches it.
 	taken []byte
 
-	mu        sync.Mutex
-	cond      *sync.Cond
-	events    []Event
-	answers   []wire.ToolAnswer
-	pending   map[int64]int // request id -> index in calls
-	calls     []ToolCall
-	callStart map[int64]time.Time
-	nextID    int64
-	finished  bool
-	cancelled bool
-	timedOut  bool
-	stdout    cappedBuffer
-	stderr    cappedBuffer
-	result    Result
+	mu         sync.Mutex
+	cond       *sync.Cond
+	events     []Event
+	answers    []wire.ToolAnswer
+	pending    map[int64]int // request id -> index in calls
+	calls      []ToolCall
+	callStart  map[int64]time.Time
+	nextID     int64
+	finished   bool
+	cancelled  bool
+	timedOut   bool
+	exitStatus int // as recorded by the guest's exit_status call
+	exitSet    bool
+	stdout     cappedBuffer
+	stderr     cappedBuffer
+	result     Result
 
 	// Time the guest may still compute, and when it last resumed computing.
 	budget       time.Duration
@@ -212,6 +214,11 @@ func (r *Run) classify(err error, store *wasmtime.Store, inst *wasmtime.Instance
 	outOfMemory := strings.Contains(runtimeOut, "out of memory") ||
 		(res.PeakMemoryBytes > lim.MemoryLimit-lim.MemoryLimit/8 && err != nil)
 	if err == nil {
+		r.mu.Lock()
+		if r.exitSet {
+			res.ExitCode = r.exitStatus
+		}
+		r.mu.Unlock()
 		return res
 	}
 	var werr *wasmtime.Error
@@ -219,6 +226,11 @@ func (r *Run) classify(err error, store *wasmtime.Store, inst *wasmtime.Instance
 		if code, ok := werr.ExitStatus(); ok {
 			res.ExitCode = int(code)
 			if code == 0 {
+				r.mu.Lock()
+				if r.exitSet {
+					res.ExitCode = r.exitStatus
+				}
+				r.mu.Unlock()
 				return res
 			}
 			if outOfMemory {

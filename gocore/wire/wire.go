@@ -13,6 +13,9 @@ const Module = "amla"
 //	tool_submit(ptr, len) -> i64  queues a ToolRequest JSON, returns its id (> 0)
 //	tool_wait() -> len            blocks until an answer is ready, returns its length
 //	tool_take(ptr)                copies the answer tool_wait announced
+//	exit_status(code)             records the script's exit status; the guest
+//	                              then exits with WASI status 0 (WASI allows
+//	                              only 0..125, shells use up to 255)
 const (
 	FnInputLen   = "input_len"
 	FnInputRead  = "input_read"
@@ -20,6 +23,7 @@ const (
 	FnToolSubmit = "tool_submit"
 	FnToolWait   = "tool_wait"
 	FnToolTake   = "tool_take"
+	FnExitStatus = "exit_status"
 )
 
 // File descriptors understood by FnOutput.

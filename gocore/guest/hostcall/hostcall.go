@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"amlasandbox/gocore/wire"
@@ -26,6 +27,13 @@ func ReadInput() (wire.Input, error) {
 		return in, fmt.Errorf("hostcall: decoding run input: %w", err)
 	}
 	return in, nil
+}
+
+// Exit ends the guest with the script's exit status (any int; the host
+// reports it as given).
+func Exit(code int) {
+	exitStatus(code)
+	os.Exit(0)
 }
 
 // Writer sends what is written to it to the host's stdout or stderr.

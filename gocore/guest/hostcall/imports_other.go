@@ -4,6 +4,8 @@ package hostcall
 
 const available = false
 
+func exitStatus(int) {}
+
 func inputLen() int           { return 0 }
 func inputRead([]byte)        {}
 func toolWait() int           { return 0 }

@@ -22,7 +22,12 @@ func hostToolWait() int32
 //go:wasmimport amla tool_take
 func hostToolTake(ptr unsafe.Pointer)
 
+//go:wasmimport amla exit_status
+func hostExitStatus(code int32)
+
 const available = true
+
+func exitStatus(code int) { hostExitStatus(int32(code)) }
 
 func inputLen() int        { return int(hostInputLen()) }
 func inputRead(buf []byte) { hostInputRead(unsafe.Pointer(unsafe.SliceData(buf))) }

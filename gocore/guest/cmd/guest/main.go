@@ -36,12 +36,12 @@ func main() {
 		if in.HasStdin {
 			code = in.Stdin
 		}
-		os.Exit(g.runJS(code, g.stdout, g.stderr))
+		hostcall.Exit(g.runJS(code, g.stdout, g.stderr))
 	case wire.LangShell:
-		os.Exit(g.runShell(in.Code, strings.NewReader(in.Stdin), g.stdout, g.stderr, "/workspace"))
+		hostcall.Exit(g.runShell(in.Code, strings.NewReader(in.Stdin), g.stdout, g.stderr, "/workspace"))
 	default:
 		fmt.Fprintf(g.stderr, "amla guest: unknown language %q\n", in.Language)
-		os.Exit(2)
+		hostcall.Exit(2)
 	}
 }
 

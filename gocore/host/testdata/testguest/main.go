@@ -71,5 +71,7 @@ func main() {
 		}
 	case "exit":
 		os.Exit(7)
+	case "exit200":
+		hostcall.Exit(200)
 	}
 }
