@@ -191,6 +191,11 @@ class Sandbox:
         """Run a shell command line; return its stdout (a non-zero exit does not raise)."""
         return self._rt()._run_sync(command, "shell", self._call_sync, None, stdin).stdout
 
+    async def shell_async(self, command: str, stdin: str | bytes | None = None) -> str:
+        """`shell()` for async tool handlers: the `tool` applet awaits them."""
+        rt = self._rt()
+        return (await rt._run_async(command, "shell", self._call_async, None, stdin)).stdout
+
     # The public step/resume loop -------------------------------------------
 
     def start(

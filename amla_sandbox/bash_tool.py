@@ -1,0 +1,194 @@
+"""create_sandbox_tool: the one-call way to give an agent a sandbox that can
+call your Python functions, each with a call budget and optional parameter
+constraints written as short strings (`{"transfer": {"amount": "<=1000"}}`).
+
+The constraint DSL, per parameter:
+
+    "<=N" ">=N" "<N" ">N" "==N" "!=N"   numeric comparison (N int, or float if it has a ".")
+    "startswith:S" "endswith:S" "contains:S"   string tests (S may be empty)
+    [a, b, ...]                          the value must equal one of these
+    N (an int or float)                  the value must equal N
+
+A string that is none of these is an error (`ValueError` naming the tool, the
+parameter and the string), as is a constraint for a tool that does not exist.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .capabilities import Constraint, ConstraintSet, MethodCapability
+from .langgraph import SandboxTool, _build_sandbox, _function_list
+from .runtime.wasm import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
+
+__all__ = ["create_sandbox_tool", "DEFAULT_MAX_CALLS"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_CALLS = 100
+
+_COMPARISONS: tuple[tuple[str, Callable[[str, Any], Constraint]], ...] = (
+    ("<=", Constraint.le),
+    (">=", Constraint.ge),
+    ("==", Constraint.eq),
+    ("!=", Constraint.ne),
+    ("<", Constraint.lt),
+    (">", Constraint.gt),
+)
+
+_STRING_TESTS: tuple[tuple[str, Callable[[str, str], Constraint]], ...] = (
+    ("startswith:", Constraint.starts_with),
+    ("endswith:", Constraint.ends_with),
+    ("contains:", Constraint.contains),
+)
+
+
+def _parse_number(text: str) -> int | float:
+    """`text` (stripped) as a float if it contains ".", else as an int."""
+    s = text.strip()
+    try:
+        return float(s) if "." in s else int(s)
+    except ValueError:
+        raise ValueError(f"Invalid numeric value in constraint: '{s}'") from None
+
+
+def _parse_string_constraint(param: str, spec: str) -> Constraint | None:
+    """The constraint a DSL string denotes, or None if it is not one.
+
+    A comparison with an operand that is not a number logs a warning and gives
+    None. `create_sandbox_tool` turns every None into an error.
+    """
+    for op, make in _COMPARISONS:
+        if spec.startswith(op):
+            try:
+                value = _parse_number(spec[len(op) :])
+            except ValueError as e:
+                logger.warning("Skipping invalid constraint for '%s': %s (spec: '%s')", param, e, spec)
+                return None
+            return make(param, value)
+    for prefix, make_str in _STRING_TESTS:
+        if spec.startswith(prefix):
+            return make_str(param, spec[len(prefix) :])
+    return None
+
+
+def _parse_constraints(spec: Mapping[str, Any]) -> ConstraintSet:
+    """The constraints of one tool, `{param: value}` (see the module docstring).
+
+    Lenient like the reference: unparseable strings and values of other types
+    are dropped. `create_sandbox_tool` checks the spec first and refuses them.
+    """
+    constraints: list[Constraint] = []
+    for param, value in spec.items():
+        if isinstance(value, str):
+            c = _parse_string_constraint(param, value)
+            if c is not None:
+                constraints.append(c)
+        elif isinstance(value, list):
+            constraints.append(Constraint.is_in(param, value))
+        elif isinstance(value, (int, float)):  # bool included: it is an int
+            constraints.append(Constraint.eq(param, value))
+    return ConstraintSet(constraints)
+
+
+def _limit_for(name: str, max_calls: int | Mapping[str, int] | None) -> int:
+    if max_calls is None:
+        return DEFAULT_MAX_CALLS
+    if isinstance(max_calls, Mapping):
+        return max_calls.get(name, DEFAULT_MAX_CALLS)
+    return max_calls
+
+
+def _build_capabilities(
+    tools: Sequence[Callable[..., Any]],
+    constraints: Mapping[str, Mapping[str, Any]] | None = None,
+    max_calls: int | Mapping[str, int] | None = None,
+) -> list[MethodCapability]:
+    """One capability `mcp:<name>` per tool, with its constraints and budget."""
+    constraints = constraints or {}
+    return [
+        MethodCapability(
+            method_pattern=f"mcp:{f.__name__}",
+            constraints=_parse_constraints(constraints.get(f.__name__, {})),
+            max_calls=_limit_for(f.__name__, max_calls),
+        )
+        for f in tools
+    ]
+
+
+def _preview(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _check_spec(
+    names: Sequence[str],
+    constraints: Mapping[str, Any],
+    max_calls: int | Mapping[str, int] | None,
+) -> None:
+    """Refuse what `_build_capabilities` would silently drop."""
+    known = sorted(set(names))
+    if not isinstance(constraints, Mapping):
+        raise TypeError(
+            f"constraints must be a dict of {{tool name: {{parameter: constraint}}}}, "
+            f"got {type(constraints).__name__}"
+        )
+    for tool, spec in constraints.items():
+        if tool not in known:
+            raise ValueError(f"constraints name unknown tool {tool!r}; the tools are {known}")
+        if not isinstance(spec, Mapping):
+            raise TypeError(
+                f"constraints for tool {tool!r} must be a dict of {{parameter: constraint}}, "
+                f"got {type(spec).__name__}: {_preview(spec)}"
+            )
+        for param, value in spec.items():
+            if isinstance(value, str):
+                if _parse_string_constraint(param, value) is None:
+                    raise ValueError(
+                        f"Invalid constraint for tool {tool!r}, parameter {param!r}: {value!r}. "
+                        "Accepted strings: '<=N', '>=N', '<N', '>N', '==N', '!=N' (N a number), "
+                        "'startswith:S', 'endswith:S', 'contains:S'; "
+                        "for equality with a string use a list, e.g. ['USD']"
+                    )
+            elif not isinstance(value, (list, int, float)):
+                raise TypeError(
+                    f"Invalid constraint for tool {tool!r}, parameter {param!r}: "
+                    f"expected a string, a list or a number, got {type(value).__name__}: {_preview(value)}"
+                )
+    if isinstance(max_calls, Mapping):
+        for tool, limit in max_calls.items():
+            if tool not in known:
+                raise ValueError(f"max_calls names unknown tool {tool!r}; the tools are {known}")
+            if isinstance(limit, bool) or not isinstance(limit, int):
+                raise TypeError(f"max_calls for tool {tool!r} must be an int, got {type(limit).__name__}")
+    elif max_calls is not None and (isinstance(max_calls, bool) or not isinstance(max_calls, int)):
+        raise TypeError(f"max_calls must be an int or a dict of {{tool name: int}}, got {type(max_calls).__name__}")
+
+
+def create_sandbox_tool(
+    tools: Sequence[Callable[..., Any]] | None = None,
+    *,
+    constraints: dict[str, dict[str, Any]] | None = None,
+    max_calls: int | dict[str, int] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    memory_limit: int = DEFAULT_MEMORY_LIMIT,
+) -> SandboxTool:
+    """A SandboxTool whose sandbox can call `tools` (by their `__name__`).
+
+    Every tool gets a call budget: `max_calls` for all tools (int), per tool
+    (dict; unlisted tools get the default) or DEFAULT_MAX_CALLS (100).
+    `constraints` maps tool name → parameter → DSL value (module docstring).
+    `timeout` (seconds per run) and `memory_limit` (bytes) bound every run.
+
+    Raises ValueError/TypeError for a constraint or limit that would
+    otherwise be ignored: an unparseable string, a value of another type, a
+    tool name that is not among `tools`.
+    """
+    funcs = _function_list(tools)
+    tool_map = {f.__name__: f for f in funcs}
+    _check_spec(list(tool_map), constraints or {}, max_calls)
+    caps = _build_capabilities(funcs, constraints, max_calls)
+    sandbox = _build_sandbox(funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit)
+    return SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map)
