@@ -381,10 +381,9 @@ func (r *Run) wait() (int32, *wasmtime.Trap) {
 		return 0, wasmtime.NewTrap("amla: run timed out")
 	}
 	r.store.SetEpochDeadline(ticks(budget))
-	data, err := json.Marshal(a)
-	if err != nil {
-		data, _ = json.Marshal(wire.ToolAnswer{ID: a.ID, Error: "tool answer undecodable: " + err.Error()})
-	}
+	header, _ := json.Marshal(wire.AnswerHeader{ID: a.ID, OK: a.OK, Error: a.Error})
+	data := make([]byte, 0, len(header)+1+len(a.Result))
+	data = append(append(append(data, header...), '\n'), a.Result...)
 	r.taken = data
 	return int32(len(data)), nil
 }

@@ -12,7 +12,9 @@ const Module = "amla"
 //	output(fd, ptr, len)          writes stdout (fd 1) or stderr (fd 2)
 //	tool_submit(ptr, len) -> i64  queues a ToolRequest JSON, returns its id (> 0)
 //	tool_wait() -> len            blocks until an answer is ready, returns its length
-//	tool_take(ptr)                copies the answer tool_wait announced
+//	tool_take(ptr)                copies the answer tool_wait announced, framed
+//	                              as AnswerHeader JSON, "\n", then the raw
+//	                              result JSON (so big results are not re-scanned)
 //	exit_status(code)             records the script's exit status; the guest
 //	                              then exits with WASI status 0 (WASI allows
 //	                              only 0..125, shells use up to 255)
@@ -64,6 +66,13 @@ type ToolInfo struct {
 type ToolRequest struct {
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
+}
+
+// AnswerHeader is the framed form of a ToolAnswer without its Result.
+type AnswerHeader struct {
+	ID    int64  `json:"id"`
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
 }
 
 // ToolAnswer is the host's answer to one request: either OK with Result (a

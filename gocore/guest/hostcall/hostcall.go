@@ -1,6 +1,7 @@
 package hostcall
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,10 +104,24 @@ func (t *Tools) Next(ids []int64) wire.ToolAnswer {
 		}
 		buf := make([]byte, n)
 		toolTake(buf)
-		var a wire.ToolAnswer
-		if err := json.Unmarshal(buf, &a); err != nil {
+		a, err := decodeAnswer(buf)
+		if err != nil {
 			return wire.ToolAnswer{Error: "tool call answer undecodable: " + err.Error()}
 		}
 		t.stash[a.ID] = a
 	}
+}
+
+// decodeAnswer splits a framed answer: header JSON, newline, raw result.
+func decodeAnswer(buf []byte) (wire.ToolAnswer, error) {
+	header, result, _ := bytes.Cut(buf, []byte{'\n'})
+	var h wire.AnswerHeader
+	if err := json.Unmarshal(header, &h); err != nil {
+		return wire.ToolAnswer{}, err
+	}
+	a := wire.ToolAnswer{ID: h.ID, OK: h.OK, Error: h.Error}
+	if h.OK {
+		a.Result = json.RawMessage(result)
+	}
+	return a, nil
 }
