@@ -1,0 +1,366 @@
+"""Parameter constraints (API.md §2.2–2.4).
+
+The classes hold data and add Python syntax (``Param("amount") <= 1000``);
+evaluation and subsumption are done by the Go core, which reproduces
+Python's semantics (``1 == 1.0 == True``, repr in messages).
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .patterns import _go
+
+__all__ = [
+    "Constraint",
+    "ConstraintError",
+    "ConstraintSet",
+    "ConstraintType",
+    "MissingParamError",
+    "Param",
+    "TypeMismatchError",
+    "ViolationError",
+]
+
+ConstraintType = Literal[
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "eq",
+    "ne",
+    "in",
+    "not_in",
+    "starts_with",
+    "ends_with",
+    "contains",
+    "exists",
+    "not_exists",
+    "and",
+    "or",
+]
+
+
+class ConstraintError(Exception):
+    """A call's parameters break a constraint."""
+
+
+class MissingParamError(ConstraintError):
+    """A constrained parameter is absent (or None)."""
+
+    def __init__(self, param: str) -> None:
+        self.param = param
+        super().__init__(f"Missing parameter: {param}")
+
+
+class TypeMismatchError(ConstraintError):
+    """A string rule met a value that is not a string."""
+
+    def __init__(self, param: str, expected: str, actual: str) -> None:
+        self.param = param
+        self.expected = expected
+        self.actual = actual
+        super().__init__(f"Type mismatch for {param}: expected {expected}, got {actual}")
+
+
+class ViolationError(ConstraintError):
+    """A parameter is present but breaks the rule."""
+
+    def __init__(self, param: str, rule: str, actual: str) -> None:
+        self.param = param
+        self.rule = rule
+        self.actual = actual
+        super().__init__(f"Constraint violation: {param} {rule}, actual: {actual}")
+
+
+# -- crossing to the Go core -------------------------------------------------
+
+
+def _dumps(value: Any) -> str:
+    """JSON for the core. json.dumps keeps what matters: ints stay ints
+    (any size), floats keep their fraction, bools stay bools, and NaN and
+    Infinity are written as such."""
+    return json.dumps(value)
+
+
+def _params_json(params: Any) -> str:
+    # Params that are not a dict have no parameters at all (§2.2.1), so
+    # their content never needs to cross.
+    if not isinstance(params, dict):
+        return "null"
+    try:
+        return json.dumps(params)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"constraint checks need JSON-serialisable params: {e}") from None
+
+
+def _error_from(result: dict[str, Any]) -> Exception:
+    """The exception a core result object stands for."""
+    kind = result.get("kind")
+    message = result.get("message", "")
+    err: Exception
+    if kind == "missing":
+        err = MissingParamError(result["param"])
+    elif kind == "type":
+        err = TypeMismatchError(result["param"], result["expected"], result["actual"])
+    elif kind == "violation":
+        err = ViolationError(result["param"], result["rule"], result["actual"])
+    elif kind == "capability":
+        from .method import CapabilityError
+
+        err = CapabilityError(message)
+        cause = result.get("cause")
+        if cause:
+            err.__cause__ = _error_from(cause)
+        return err
+    elif kind == "value":
+        return ValueError(message)
+    else:
+        return builtins.RuntimeError(message)
+    if str(err) != message:  # the core's text is authoritative
+        err.args = (message,)
+    return err
+
+
+def _raise_result(text: str) -> None:
+    if text:
+        raise _error_from(json.loads(text))
+
+
+def _constraint_to_dict(c: Any) -> dict[str, Any]:
+    """Constraint → dict (the to_dict form of §2.6)."""
+    if not isinstance(c, Constraint):
+        raise TypeError(f"Expected Constraint, got {type(c)}")
+    d: dict[str, Any] = {"type": c.type}
+    if c.param:
+        d["param"] = c.param
+    if c.value is not None:
+        d["value"] = c.value
+    if c.values:
+        d["values"] = list(c.values)
+    if c.prefix:
+        d["prefix"] = c.prefix
+    if c.suffix:
+        d["suffix"] = c.suffix
+    if c.substring:
+        d["substring"] = c.substring
+    if c.constraints:
+        d["constraints"] = [_constraint_to_dict(x) for x in c.constraints]
+    return d
+
+
+def _constraint_from_dict(d: dict[str, Any]) -> Constraint:
+    """dict → Constraint (inverse of _constraint_to_dict)."""
+    return Constraint(
+        type=d["type"],
+        param=d.get("param", ""),
+        value=d.get("value"),
+        values=list(d.get("values", [])),
+        prefix=d.get("prefix", ""),
+        suffix=d.get("suffix", ""),
+        substring=d.get("substring", ""),
+        constraints=[_constraint_from_dict(x) for x in d.get("constraints", [])],
+    )
+
+
+# -- Constraint ---------------------------------------------------------------
+
+
+@dataclass
+class Constraint:
+    """One rule on a call's parameters. Build with the class methods
+    (``Constraint.le("amount", 1000)``) or with :class:`Param`."""
+
+    type: str
+    param: str = ""
+    value: Any = None
+    values: list[Any] = field(default_factory=list)
+    prefix: str = ""
+    suffix: str = ""
+    substring: str = ""
+    constraints: list[Constraint] = field(default_factory=list)
+
+    @classmethod
+    def lt(cls, param: str, value: Any) -> Constraint:
+        return cls(type="lt", param=param, value=value)
+
+    @classmethod
+    def le(cls, param: str, value: Any) -> Constraint:
+        return cls(type="le", param=param, value=value)
+
+    @classmethod
+    def gt(cls, param: str, value: Any) -> Constraint:
+        return cls(type="gt", param=param, value=value)
+
+    @classmethod
+    def ge(cls, param: str, value: Any) -> Constraint:
+        return cls(type="ge", param=param, value=value)
+
+    @classmethod
+    def eq(cls, param: str, value: Any) -> Constraint:
+        return cls(type="eq", param=param, value=value)
+
+    @classmethod
+    def ne(cls, param: str, value: Any) -> Constraint:
+        return cls(type="ne", param=param, value=value)
+
+    @classmethod
+    def is_in(cls, param: str, values: list[Any]) -> Constraint:
+        return cls(type="in", param=param, values=list(values))
+
+    @classmethod
+    def not_in(cls, param: str, values: list[Any]) -> Constraint:
+        return cls(type="not_in", param=param, values=list(values))
+
+    @classmethod
+    def starts_with(cls, param: str, prefix: str) -> Constraint:
+        return cls(type="starts_with", param=param, prefix=prefix)
+
+    @classmethod
+    def ends_with(cls, param: str, suffix: str) -> Constraint:
+        return cls(type="ends_with", param=param, suffix=suffix)
+
+    @classmethod
+    def contains(cls, param: str, substring: str) -> Constraint:
+        return cls(type="contains", param=param, substring=substring)
+
+    @classmethod
+    def exists(cls, param: str) -> Constraint:
+        return cls(type="exists", param=param)
+
+    @classmethod
+    def not_exists(cls, param: str) -> Constraint:
+        return cls(type="not_exists", param=param)
+
+    @classmethod
+    def and_(cls, constraints: list[Constraint]) -> Constraint:
+        return cls(type="and", constraints=list(constraints))
+
+    @classmethod
+    def or_(cls, constraints: list[Constraint]) -> Constraint:
+        return cls(type="or", constraints=list(constraints))
+
+    @property
+    def param_name(self) -> str | None:
+        """The parameter this constraint reads; None for and/or."""
+        if self.type in ("and", "or"):
+            return None
+        return self.param
+
+    def referenced_params(self) -> list[str]:
+        """Every parameter read, in order (recursive for and/or)."""
+        if self.type in ("and", "or"):
+            out: list[str] = []
+            for c in self.constraints:
+                out.extend(c.referenced_params())
+            return out
+        return [self.param]
+
+    def evaluate(self, params: dict[str, Any]) -> None:
+        """Raise a :class:`ConstraintError` if ``params`` break the rule
+        (``ValueError`` for an unknown constraint type)."""
+        _raise_result(_go().ConstraintEvaluate(_dumps(_constraint_to_dict(self)), _params_json(params)))
+
+    def subsumes(self, other: Constraint) -> bool:
+        """True if this constraint admits everything ``other`` admits
+        (by the documented rules)."""
+        return bool(
+            _go().ConstraintSubsumes(_dumps(_constraint_to_dict(self)), _dumps(_constraint_to_dict(other)))
+        )
+
+
+# -- ConstraintSet ------------------------------------------------------------
+
+
+@dataclass(init=False)
+class ConstraintSet:
+    """The AND of constraints, checked in order; empty admits everything."""
+
+    constraints: list[Constraint]
+
+    def __init__(self, constraints: list[Constraint] | None = None) -> None:
+        self.constraints = list(constraints) if constraints is not None else []
+
+    def is_empty(self) -> bool:
+        return not self.constraints
+
+    def __len__(self) -> int:
+        return len(self.constraints)
+
+    def _json(self) -> str:
+        return _dumps([_constraint_to_dict(c) for c in self.constraints])
+
+    def evaluate(self, params: dict[str, Any]) -> None:
+        """Raise the first failing constraint's error."""
+        if not self.constraints:
+            return
+        _raise_result(_go().ConstraintSetEvaluate(self._json(), _params_json(params)))
+
+    def subsumes(self, child: ConstraintSet) -> bool:
+        """True if this set admits everything ``child`` admits (by the
+        documented rule, which accepts children that add constraints on new
+        parameters, and children that omit constraints)."""
+        return bool(_go().ConstraintSetSubsumes(self._json(), child._json()))
+
+    def extend(self, other: ConstraintSet) -> None:
+        self.constraints.extend(other.constraints)
+
+    def merge(self, other: ConstraintSet) -> ConstraintSet:
+        return ConstraintSet(self.constraints + other.constraints)
+
+
+# -- Param --------------------------------------------------------------------
+
+
+class Param:
+    """Builds constraints with operators: ``Param("amount") <= 1000``."""
+
+    __hash__ = None  # type: ignore[assignment]  # == is overloaded
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Param({self.name!r})"
+
+    def __lt__(self, value: Any) -> Constraint:
+        return Constraint.lt(self.name, value)
+
+    def __le__(self, value: Any) -> Constraint:
+        return Constraint.le(self.name, value)
+
+    def __gt__(self, value: Any) -> Constraint:
+        return Constraint.gt(self.name, value)
+
+    def __ge__(self, value: Any) -> Constraint:
+        return Constraint.ge(self.name, value)
+
+    def __eq__(self, value: object) -> Constraint:  # type: ignore[override]
+        return Constraint.eq(self.name, value)
+
+    def __ne__(self, value: object) -> Constraint:  # type: ignore[override]
+        return Constraint.ne(self.name, value)
+
+    def is_in(self, values: list[Any]) -> Constraint:
+        return Constraint.is_in(self.name, values)
+
+    def not_in(self, values: list[Any]) -> Constraint:
+        return Constraint.not_in(self.name, values)
+
+    def starts_with(self, prefix: str) -> Constraint:
+        return Constraint.starts_with(self.name, prefix)
+
+    def ends_with(self, suffix: str) -> Constraint:
+        return Constraint.ends_with(self.name, suffix)
+
+    def contains(self, substring: str) -> Constraint:
+        return Constraint.contains(self.name, substring)
+
+    def exists(self) -> Constraint:
+        return Constraint.exists(self.name)
+
+    def not_exists(self) -> Constraint:
+        return Constraint.not_exists(self.name)
