@@ -1,0 +1,1406 @@
+// The prelude: the globals a sandboxed script sees (API.md §4), built on
+// the natives Go hands in. Evaluates to a function of those natives that
+// returns the helpers Go needs (describeError, resultText).
+//
+// Everything user code might replace (JSON.stringify, Object.keys, ...) is
+// captured here first, so printing results and errors keeps working even
+// when a script monkey-patches builtins.
+(function (native) {
+  'use strict';
+
+  const G = globalThis;
+  const ObjectKeys = Object.keys;
+  const ObjectCreate = Object.create;
+  const ObjectGetPrototypeOf = Object.getPrototypeOf;
+  const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const ObjectGetOwnPropertySymbols = Object.getOwnPropertySymbols;
+  const ObjectDefineProperty = Object.defineProperty;
+  const ObjectIs = Object.is;
+  const ArrayIsArray = Array.isArray;
+  const JSONStringify = JSON.stringify;
+  const JSONParse = JSON.parse;
+  const FunctionToString = Function.prototype.toString;
+  const ErrorCtor = Error;
+  const PromiseCtor = Promise;
+  const PromiseResolve = Promise.resolve.bind(Promise);
+  const PromiseReject = Promise.reject.bind(Promise);
+  const AsyncFunctionPrototype = ObjectGetPrototypeOf(async function () {});
+  const GeneratorFunctionPrototype = ObjectGetPrototypeOf(function* () {});
+
+  // define adds a global (or a property) the way builtins are: writable,
+  // configurable, not enumerable, so Object.keys(globalThis) shows the
+  // script's own globals and the tools.
+  function define(obj, name, value) {
+    ObjectDefineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
+    return value;
+  }
+  function defineIfMissing(obj, name, value) {
+    if (obj[name] === undefined) define(obj, name, value);
+  }
+  function named(name, fn) {
+    ObjectDefineProperty(fn, 'name', { value: name, configurable: true });
+    return fn;
+  }
+
+  // lazy defines obj[name] by calling make on first use: most scripts never
+  // touch Intl, Buffer or process, and building them costs startup time
+  // (every run starts a fresh VM).
+  function lazy(obj, name, make) {
+    ObjectDefineProperty(obj, name, {
+      configurable: true,
+      enumerable: false,
+      get() { const v = make(); define(obj, name, v); return v; },
+      set(v) { define(obj, name, v); },
+    });
+  }
+  function once(make) {
+    let v;
+    return () => (v === undefined ? (v = make()) : v);
+  }
+  let BufferClass = null;
+
+  // ---------------------------------------------------------------------
+  // inspect: values as console.log shows them. Node-like ({ a: 1, b: [ 1, 2 ] },
+  // 'quoted' nested strings, [Object] beyond depth 2, [Circular], Map(1) {...}),
+  // not byte-for-byte Node: tests and docs pin only strings, numbers and
+  // booleans (API.md §4), so this aims at readability.
+  // ---------------------------------------------------------------------
+
+  const identRe = /^[A-Za-z_$][\w$]*$/;
+  const needsEscapeRe = /[\\'"`\x00-\x1f\x7f]/;
+  const escapes = { '\n': '\\n', '\t': '\\t', '\r': '\\r', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\\': '\\\\' };
+
+  function quote(s) {
+    let q = "'";
+    if (s.includes("'")) {
+      if (!s.includes('"')) q = '"';
+      else if (!s.includes('`') && !s.includes('${')) q = '`';
+    }
+    if (!needsEscapeRe.test(s)) return q + s + q;
+    let out = '';
+    for (let i = 0; i < s.length; i++) {
+      const ch = s[i];
+      if (ch === q) out += '\\' + q;
+      else if (escapes[ch]) out += escapes[ch];
+      else if (ch < ' ' || ch === '\x7f') out += '\\x' + ch.charCodeAt(0).toString(16).padStart(2, '0');
+      else out += ch;
+    }
+    return q + out + q;
+  }
+
+  function formatKey(k) {
+    if (typeof k === 'symbol') return '[' + k.toString() + ']';
+    return identRe.test(k) ? k : quote(k);
+  }
+
+  function formatPrimitive(v) {
+    switch (typeof v) {
+      case 'string': return quote(v);
+      case 'number': return ObjectIs(v, -0) ? '-0' : String(v);
+      case 'bigint': return String(v) + 'n';
+      case 'symbol': return v.toString();
+      default: return String(v);
+    }
+  }
+
+  function functionBase(f) {
+    let src = '';
+    try { src = FunctionToString.call(f); } catch (_) { /* proxies */ }
+    let name = '';
+    try { name = typeof f.name === 'string' ? f.name : ''; } catch (_) { /* getter */ }
+    if (src.startsWith('class')) return '[class ' + (name || '(anonymous)') + ']';
+    let kind = 'Function';
+    const proto = ObjectGetPrototypeOf(f);
+    if (proto === AsyncFunctionPrototype) kind = 'AsyncFunction';
+    else if (proto === GeneratorFunctionPrototype) kind = 'GeneratorFunction';
+    return name ? '[' + kind + ': ' + name + ']' : '[' + kind + ' (anonymous)]';
+  }
+
+  function constructorName(o) {
+    let proto;
+    try { proto = ObjectGetPrototypeOf(o); } catch (_) { return ''; }
+    if (proto === null) return null;
+    let ctor;
+    try {
+      const d = ObjectGetOwnPropertyDescriptor(proto, 'constructor');
+      ctor = d && d.value;
+    } catch (_) { return ''; }
+    return typeof ctor === 'function' && typeof ctor.name === 'string' ? ctor.name : '';
+  }
+
+  function errorHead(e) {
+    let name, message;
+    try { name = e.name; } catch (_) { /* getter */ }
+    try { message = e.message; } catch (_) { /* getter */ }
+    const msg = message === undefined ? safeString(e) : safeString(message);
+    if (typeof name === 'string' && name !== '') return msg === '' ? name : name + ': ' + msg;
+    return msg;
+  }
+
+  function safeString(v) {
+    try { return String(v); } catch (_) { return Object.prototype.toString.call(v); }
+  }
+
+  function isError(v) {
+    return v instanceof ErrorCtor || (v !== null && typeof v === 'object' && typeof v.stack === 'string' &&
+      typeof v.message === 'string');
+  }
+
+  function errorWithStack(e) {
+    let stack = '';
+    try { if (typeof e.stack === 'string') stack = native.cleanStack(e.stack); } catch (_) { /* getter */ }
+    return errorHead(e) + stack;
+  }
+
+  function reduceToSingle(output, open, close, prefix, level) {
+    const base = prefix ? prefix + ' ' : '';
+    if (output.length === 0) return base + open + close;
+    let total = output.length + level * 2 + open.length + base.length + 10;
+    let multiline = false;
+    for (const s of output) {
+      total += s.length;
+      if (s.includes('\n')) multiline = true;
+    }
+    if (!multiline && total <= 80) return base + open + ' ' + output.join(', ') + ' ' + close;
+    const ind = '\n' + ' '.repeat(level * 2);
+    return base + open + ind + '  ' + output.join(',' + ind + '  ') + ind + close;
+  }
+
+  function inspect(value, options) {
+    const ctx = { depth: 2, seen: [] };
+    if (options && typeof options === 'object' && options.depth !== undefined) {
+      ctx.depth = options.depth === null ? Infinity : options.depth;
+    }
+    try {
+      return formatValue(ctx, value, 0);
+    } catch (_) {
+      return safeString(value);
+    }
+  }
+
+  function formatValue(ctx, v, level) {
+    if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return formatPrimitive(v);
+    if (ctx.seen.includes(v)) return '[Circular]';
+    ctx.seen.push(v);
+    try {
+      return formatObject(ctx, v, level);
+    } finally {
+      ctx.seen.pop();
+    }
+  }
+
+  function ownEntries(ctx, o, level, skipIndices) {
+    const out = [];
+    for (const k of ObjectKeys(o)) {
+      if (skipIndices && /^(0|[1-9]\d*)$/.test(k)) continue;
+      out.push(formatProperty(ctx, o, k, level));
+    }
+    for (const s of ObjectGetOwnPropertySymbols(o)) {
+      const d = ObjectGetOwnPropertyDescriptor(o, s);
+      if (d && d.enumerable) out.push(formatProperty(ctx, o, s, level));
+    }
+    return out;
+  }
+
+  function formatProperty(ctx, o, k, level) {
+    const d = ObjectGetOwnPropertyDescriptor(o, k);
+    let val;
+    if (d && (d.get || d.set)) val = d.get && d.set ? '[Getter/Setter]' : d.get ? '[Getter]' : '[Setter]';
+    else val = formatValue(ctx, d ? d.value : o[k], level + 1);
+    return formatKey(k) + ': ' + val;
+  }
+
+  function formatObject(ctx, v, level) {
+    if (typeof v === 'function') {
+      const base = functionBase(v);
+      const props = ObjectKeys(v);
+      if (props.length === 0 || level > ctx.depth) return base;
+      return reduceToSingle(ownEntries(ctx, v, level), '{', '}', base, level);
+    }
+    const ctor = constructorName(v);
+    if (isError(v)) {
+      if (level > 0) return '[' + errorHead(v) + ']';
+      const extra = ObjectKeys(v).filter((k) => k !== 'stack' && k !== 'message');
+      const text = errorWithStack(v);
+      if (extra.length === 0) return text;
+      return text + ' ' + reduceToSingle(extra.map((k) => formatProperty(ctx, v, k, level)), '{', '}', '', level);
+    }
+    if (ArrayIsArray(v)) {
+      if (level > ctx.depth) return '[Array]';
+      const out = [];
+      const len = v.length;
+      const shown = Math.min(len, 100);
+      let holes = 0;
+      const flushHoles = () => {
+        if (holes > 0) out.push('<' + holes + ' empty item' + (holes > 1 ? 's' : '') + '>');
+        holes = 0;
+      };
+      for (let i = 0; i < shown; i++) {
+        if (!(i in v)) { holes++; continue; }
+        flushHoles();
+        out.push(formatValue(ctx, v[i], level + 1));
+      }
+      flushHoles();
+      if (len > shown) out.push('... ' + (len - shown) + ' more item' + (len - shown > 1 ? 's' : ''));
+      out.push(...ownEntries(ctx, v, level, true));
+      const prefix = ctor && ctor !== 'Array' ? ctor + '(' + len + ')' : '';
+      return reduceToSingle(out, '[', ']', prefix, level);
+    }
+    if (BufferClass && v instanceof BufferClass) {
+      const hex = [];
+      for (let i = 0; i < Math.min(v.length, 50); i++) hex.push(v[i].toString(16).padStart(2, '0'));
+      return '<Buffer' + (hex.length ? ' ' + hex.join(' ') : '') + (v.length > 50 ? ' ... ' + (v.length - 50) + ' more bytes' : '') + '>';
+    }
+    if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
+      if (level > ctx.depth) return '[' + ctor + ']';
+      const out = [];
+      const shown = Math.min(v.length, 100);
+      for (let i = 0; i < shown; i++) out.push(formatPrimitive(v[i]));
+      if (v.length > shown) out.push('... ' + (v.length - shown) + ' more items');
+      return reduceToSingle(out, '[', ']', ctor + '(' + v.length + ')', level);
+    }
+    if (v instanceof ArrayBuffer) {
+      const bytes = new Uint8Array(v, 0, Math.min(v.byteLength, 50));
+      const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ');
+      return 'ArrayBuffer { [Uint8Contents]: <' + hex + (v.byteLength > 50 ? ' ...' : '') + '>, byteLength: ' + v.byteLength + ' }';
+    }
+    if (v instanceof Date) return isNaN(v.getTime()) ? 'Invalid Date' : v.toISOString();
+    if (v instanceof RegExp) return String(v);
+    if (v instanceof Map) {
+      if (level > ctx.depth) return '[Map]';
+      const out = [];
+      let n = 0;
+      for (const [k, val] of v) {
+        if (n++ === 100) { out.push('... ' + (v.size - 100) + ' more items'); break; }
+        out.push(formatValue(ctx, k, level + 1) + ' => ' + formatValue(ctx, val, level + 1));
+      }
+      return reduceToSingle(out, '{', '}', (ctor || 'Map') + '(' + v.size + ')', level);
+    }
+    if (v instanceof Set) {
+      if (level > ctx.depth) return '[Set]';
+      const out = [];
+      let n = 0;
+      for (const val of v) {
+        if (n++ === 100) { out.push('... ' + (v.size - 100) + ' more items'); break; }
+        out.push(formatValue(ctx, val, level + 1));
+      }
+      return reduceToSingle(out, '{', '}', (ctor || 'Set') + '(' + v.size + ')', level);
+    }
+    if (v instanceof WeakMap || v instanceof WeakSet) return (ctor || 'WeakMap') + ' { <items unknown> }';
+    if (v instanceof PromiseCtor) {
+      const st = native.promiseState(v);
+      let inner = '<pending>';
+      if (st && st[0] === 'fulfilled') inner = formatValue(ctx, st[1], level + 1);
+      else if (st && st[0] === 'rejected') inner = '<rejected> ' + formatValue(ctx, st[1], level + 1);
+      return 'Promise { ' + inner + ' }';
+    }
+    if (v instanceof Number || v instanceof String || v instanceof Boolean) {
+      const t = v instanceof Number ? 'Number' : v instanceof String ? 'String' : 'Boolean';
+      return '[' + t + ': ' + formatPrimitive(v.valueOf()) + ']';
+    }
+    if (level > ctx.depth) return '[' + (ctor || 'Object') + ']';
+    let prefix = '';
+    if (ctor === null) prefix = '[Object: null prototype]';
+    else if (ctor && ctor !== 'Object') prefix = ctor;
+    return reduceToSingle(ownEntries(ctx, v, level), '{', '}', prefix, level);
+  }
+
+  // format is util.format: printf-style placeholders in a first string
+  // argument, then the remaining arguments joined by spaces (strings raw,
+  // everything else inspected).
+  function format(...args) {
+    if (args.length === 0) return '';
+    let out;
+    let i = 1;
+    const first = args[0];
+    if (typeof first === 'string' && args.length > 1 && first.includes('%')) {
+      out = first.replace(/%([sdifjoOc%])/g, (m, c) => {
+        if (c === '%') return '%';
+        if (i >= args.length) return m;
+        const a = args[i++];
+        switch (c) {
+          case 's': return typeof a === 'string' ? a : typeof a === 'bigint' ? a + 'n' : inspect(a, { depth: 1 });
+          case 'd': return typeof a === 'bigint' ? a + 'n' : typeof a === 'object' && a !== null ? 'NaN' : formatPrimitive(Number(a));
+          case 'i': return typeof a === 'bigint' ? a + 'n' : String(parseInt(a, 10));
+          case 'f': return String(parseFloat(a));
+          case 'j': try { return JSONStringify(a); } catch (_) { return '[Circular]'; }
+          case 'o': case 'O': return inspect(a, { depth: c === 'o' ? 4 : 2 });
+          case 'c': return '';
+        }
+        return m;
+      });
+    } else {
+      out = typeof first === 'string' ? first : inspect(first);
+    }
+    for (; i < args.length; i++) {
+      const a = args[i];
+      out += ' ' + (typeof a === 'string' ? a : inspect(a));
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------
+  // console: log/info/debug to stdout, error/warn/trace to stderr; each
+  // call is one write, so the host streams it at once.
+  // ---------------------------------------------------------------------
+
+  let groupIndent = '';
+  function emit(fd, text) {
+    if (groupIndent) text = groupIndent + text.split('\n').join('\n' + groupIndent);
+    native.write(fd, text + '\n');
+  }
+  const counts = new Map();
+  const timersByLabel = new Map();
+  const console = {
+    log: (...a) => emit(1, format(...a)),
+    info: (...a) => emit(1, format(...a)),
+    debug: (...a) => emit(1, format(...a)),
+    error: (...a) => emit(2, format(...a)),
+    warn: (...a) => emit(2, format(...a)),
+    trace: (...a) => {
+      const e = new ErrorCtor(format(...a));
+      emit(2, 'Trace: ' + format(...a) + native.cleanStack(e.stack || ''));
+    },
+    dir: (v, opts) => emit(1, inspect(v, opts)),
+    dirxml: (...a) => emit(1, format(...a)),
+    assert: (cond, ...a) => {
+      if (!cond) emit(2, 'Assertion failed' + (a.length ? ': ' + format(...a) : ''));
+    },
+    count: (label = 'default') => {
+      const n = (counts.get(String(label)) || 0) + 1;
+      counts.set(String(label), n);
+      emit(1, label + ': ' + n);
+    },
+    countReset: (label = 'default') => { counts.delete(String(label)); },
+    time: (label = 'default') => { timersByLabel.set(String(label), native.now()); },
+    timeLog: (label = 'default', ...a) => {
+      const t = timersByLabel.get(String(label));
+      if (t === undefined) return emit(2, "Warning: No such label '" + label + "' for console.timeLog()");
+      emit(1, label + ': ' + formatMs(native.now() - t) + (a.length ? ' ' + format(...a) : ''));
+    },
+    timeEnd: (label = 'default') => {
+      const t = timersByLabel.get(String(label));
+      if (t === undefined) return emit(2, "Warning: No such label '" + label + "' for console.timeEnd()");
+      timersByLabel.delete(String(label));
+      emit(1, label + ': ' + formatMs(native.now() - t));
+    },
+    group: (...a) => { if (a.length) emit(1, format(...a)); groupIndent += '  '; },
+    groupCollapsed: (...a) => { if (a.length) emit(1, format(...a)); groupIndent += '  '; },
+    groupEnd: () => { groupIndent = groupIndent.slice(2); },
+    table: (data, columns) => emit(1, table(data, columns)),
+  };
+  function formatMs(ms) {
+    return ms < 1000 ? ms.toFixed(3) + 'ms' : (ms / 1000).toFixed(3) + 's';
+  }
+
+  // table renders console.table's box (Node's layout).
+  function table(data, columns) {
+    if (data === null || typeof data !== 'object') return format(data);
+    const rows = [];
+    const keys = [];
+    let hasValues = false;
+    const addKey = (k) => { if (!keys.includes(k)) keys.push(k); };
+    const entries = data instanceof Map ? Array.from(data.entries()) : Object.entries(data);
+    for (const [idx, row] of entries) {
+      const cells = {};
+      if (row !== null && typeof row === 'object') {
+        for (const k of ObjectKeys(row)) {
+          if (columns && !columns.includes(k)) continue;
+          addKey(k);
+          cells[k] = formatValue({ depth: 0, seen: [] }, row[k], 1);
+        }
+      } else {
+        hasValues = true;
+        cells['\0values'] = formatValue({ depth: 0, seen: [] }, row, 1);
+      }
+      rows.push([String(idx), cells]);
+    }
+    const head = ['(index)', ...(columns || keys)];
+    if (hasValues) head.push('Values');
+    const body = rows.map(([idx, cells]) => [idx, ...(columns || keys).map((k) => cells[k] ?? ''), ...(hasValues ? [cells['\0values'] ?? ''] : [])]);
+    const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)) + 2);
+    const center = (s, w) => {
+      const left = Math.floor((w - s.length) / 2);
+      return ' '.repeat(left) + s + ' '.repeat(w - s.length - left);
+    };
+    const line = (l, m, r) => l + widths.map((w) => '─'.repeat(w)).join(m) + r;
+    const row = (cells) => '│' + cells.map((c, i) => center(c, widths[i])).join('│') + '│';
+    return [line('┌', '┬', '┐'), row(head), line('├', '┼', '┤'), ...body.map(row), line('└', '┴', '┘')].join('\n');
+  }
+
+  // ---------------------------------------------------------------------
+  // Text and bytes: TextEncoder/TextDecoder (UTF-8), atob/btoa, Buffer.
+  // ---------------------------------------------------------------------
+
+  const atob = named('atob', function (data) { return native.atob(...arguments); });
+  const btoa = named('btoa', function (data) { return native.btoa(...arguments); });
+
+  // TextEncoder, TextDecoder and Buffer are built on first use. Buffer is
+  // the part of Node's Buffer scripts use most: from/alloc/concat, toString
+  // with an encoding, byteLength, equals, slice/subarray.
+  const getText = once(() => {
+    class TextEncoder {
+      get encoding() { return 'utf-8'; }
+      encode(input = '') { return native.utf8Encode(String(input)); }
+      encodeInto(src, dest) {
+        const bytes = native.utf8Encode(String(src));
+        // Stop at a whole character that still fits.
+        let n = Math.min(bytes.length, dest.length);
+        while (n > 0 && n < bytes.length && (bytes[n] & 0xc0) === 0x80) n--;
+        dest.set(bytes.subarray(0, n));
+        const read = native.utf8Decode(bytes.subarray(0, n), false, true).length;
+        return { read, written: n };
+      }
+    }
+
+    class TextDecoder {
+      #fatal;
+      #ignoreBOM;
+      constructor(label = 'utf-8', options = {}) {
+        const l = String(label).toLowerCase();
+        if (l !== 'utf-8' && l !== 'utf8' && l !== 'unicode-1-1-utf-8') {
+          throw new RangeError('The "' + label + '" encoding is not supported (only utf-8 is)');
+        }
+        this.#fatal = !!(options && options.fatal);
+        this.#ignoreBOM = !!(options && options.ignoreBOM);
+      }
+      get encoding() { return 'utf-8'; }
+      get fatal() { return this.#fatal; }
+      get ignoreBOM() { return this.#ignoreBOM; }
+      decode(input) {
+        return native.utf8Decode(input, this.#fatal, this.#ignoreBOM);
+      }
+    }
+
+    class Buffer extends Uint8Array {
+      static from(value, encodingOrOffset, length) {
+        if (typeof value === 'string') return toBuffer(native.decode(value, encodingOrOffset));
+        if (value instanceof ArrayBuffer) {
+          return new Buffer(value, encodingOrOffset || 0, length === undefined ? value.byteLength - (encodingOrOffset || 0) : length);
+        }
+        if (ArrayBuffer.isView(value)) return toBuffer(new Uint8Array(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)));
+        if (value && value.type === 'Buffer' && ArrayIsArray(value.data)) return toBuffer(Uint8Array.from(value.data));
+        if (value !== null && typeof value === 'object') return toBuffer(Uint8Array.from(value));
+        throw new TypeError('The first argument must be of type string or an instance of Buffer, ArrayBuffer, or Array or an Array-like Object.');
+      }
+      static alloc(size, fill, encoding) {
+        const b = new Buffer(size);
+        if (fill !== undefined) b.fill(typeof fill === 'string' ? Buffer.from(fill, encoding)[0] : fill);
+        return b;
+      }
+      static allocUnsafe(size) { return new Buffer(size); }
+      static isBuffer(b) { return b instanceof Buffer; }
+      static isEncoding(e) {
+        return ['utf8', 'utf-8', 'hex', 'base64', 'base64url', 'latin1', 'binary', 'ascii'].includes(String(e).toLowerCase());
+      }
+      static byteLength(v, encoding) {
+        if (typeof v !== 'string') return v.byteLength;
+        return native.decode(v, encoding).length;
+      }
+      static concat(list, totalLength) {
+        const total = totalLength === undefined ? list.reduce((n, b) => n + b.length, 0) : totalLength;
+        const out = Buffer.alloc(total);
+        let off = 0;
+        for (const b of list) {
+          if (off >= total) break;
+          out.set(b.subarray(0, total - off), off);
+          off += b.length;
+        }
+        return out;
+      }
+      static compare(a, b) { return a.compare(b); }
+      toString(encoding, start = 0, end = this.length) {
+        return native.encode(this.subarray(start, end), encoding);
+      }
+      toJSON() { return { type: 'Buffer', data: Array.from(this) }; }
+      equals(other) { return this.compare(other) === 0; }
+      compare(other) {
+        const n = Math.min(this.length, other.length);
+        for (let i = 0; i < n; i++) if (this[i] !== other[i]) return this[i] < other[i] ? -1 : 1;
+        return this.length === other.length ? 0 : this.length < other.length ? -1 : 1;
+      }
+      write(string, offset = 0, encoding) {
+        const bytes = native.decode(string, encoding);
+        const n = Math.min(bytes.length, this.length - offset);
+        this.set(bytes.subarray(0, n), offset);
+        return n;
+      }
+      slice(start, end) { return this.subarray(start, end); }
+      subarray(start, end) {
+        const u = Uint8Array.prototype.subarray.call(this, start, end);
+        return new Buffer(u.buffer, u.byteOffset, u.length);
+      }
+      readUInt8(o = 0) { return this[o]; }
+      toLocaleString(encoding) { return this.toString(encoding); }
+    }
+    function toBuffer(u8) { return new Buffer(u8.buffer, u8.byteOffset, u8.length); }
+    define(Buffer, 'name', 'Buffer');
+    BufferClass = Buffer;
+    return { TextEncoder, TextDecoder, Buffer, toBuffer };
+  });
+
+  // ---------------------------------------------------------------------
+  // Polyfills for what the engine lacks (API.md deviation #8).
+  // ---------------------------------------------------------------------
+
+  function toPropertyKey(k) { return typeof k === 'symbol' ? k : String(k); }
+
+  defineIfMissing(Object, 'groupBy', named('groupBy', function (items, callback) {
+    if (typeof callback !== 'function') throw new TypeError('callback is not a function');
+    const out = ObjectCreate(null);
+    let i = 0;
+    for (const item of items) {
+      const key = toPropertyKey(callback(item, i++));
+      if (out[key] === undefined) out[key] = [];
+      out[key].push(item);
+    }
+    return out;
+  }));
+
+  defineIfMissing(Map, 'groupBy', named('groupBy', function (items, callback) {
+    if (typeof callback !== 'function') throw new TypeError('callback is not a function');
+    const out = new Map();
+    let i = 0;
+    for (const item of items) {
+      let key = callback(item, i++);
+      if (ObjectIs(key, -0)) key = 0;
+      const list = out.get(key);
+      if (list) list.push(item);
+      else out.set(key, [item]);
+    }
+    return out;
+  }));
+
+  defineIfMissing(Promise, 'withResolvers', named('withResolvers', function () {
+    let resolve, reject;
+    const promise = new this((res, rej) => { resolve = res; reject = rej; });
+    return { promise, resolve, reject };
+  }));
+
+  defineIfMissing(Array, 'fromAsync', named('fromAsync', async function (items, mapFn, thisArg) {
+    if (items == null) throw new TypeError('Array.fromAsync requires an iterable or array-like object');
+    const out = [];
+    const values = typeof items[Symbol.iterator] === 'function' ? items : Array.from({ length: items.length }, (_, i) => items[i]);
+    let i = 0;
+    for (const x of values) {
+      let v = await x;
+      if (mapFn) v = await mapFn.call(thisArg, v, i);
+      out.push(v);
+      i++;
+    }
+    return out;
+  }));
+
+  function isLoneSurrogateAt(s, i) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      return !(d >= 0xdc00 && d <= 0xdfff);
+    }
+    if (c >= 0xdc00 && c <= 0xdfff) {
+      const b = s.charCodeAt(i - 1);
+      return !(b >= 0xd800 && b <= 0xdbff);
+    }
+    return false;
+  }
+  defineIfMissing(String.prototype, 'isWellFormed', named('isWellFormed', function () {
+    const s = String(this);
+    for (let i = 0; i < s.length; i++) if (isLoneSurrogateAt(s, i)) return false;
+    return true;
+  }));
+  defineIfMissing(String.prototype, 'toWellFormed', named('toWellFormed', function () {
+    const s = String(this);
+    let out = '';
+    for (let i = 0; i < s.length; i++) out += isLoneSurrogateAt(s, i) ? '\ufffd' : s[i];
+    return out;
+  }));
+
+  defineIfMissing(ErrorCtor, 'captureStackTrace', named('captureStackTrace', function (target) {
+    if (target === null || typeof target !== 'object') throw new TypeError('Invalid argument');
+    const stack = new ErrorCtor().stack;
+    ObjectDefineProperty(target, 'stack', { value: errorHead(target) + stack.slice(stack.indexOf('\n')), writable: true, configurable: true });
+  }));
+  if (ErrorCtor.stackTraceLimit === undefined) ErrorCtor.stackTraceLimit = 10;
+
+  function dataCloneError(msg) {
+    const e = new ErrorCtor(msg);
+    e.name = 'DataCloneError';
+    return e;
+  }
+  const errorCtors = { Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
+
+  // structuredClone follows the HTML structured clone algorithm for what
+  // scripts pass it: primitives, plain objects and arrays (prototypes are
+  // dropped), Date, RegExp, Map, Set, ArrayBuffer and views, Error, boxed
+  // primitives; cycles and shared references are kept. Functions, symbols,
+  // promises and weak collections throw a DataCloneError.
+  defineIfMissing(G, 'structuredClone', named('structuredClone', function (value) {
+    if (arguments.length === 0) throw new TypeError("Failed to execute 'structuredClone': 1 argument required, but only 0 present.");
+    const memo = new Map();
+    const clone = (v) => {
+      if (typeof v === 'function' || typeof v === 'symbol') throw dataCloneError(safeString(typeof v === 'function' ? functionBase(v) : v.toString()) + ' could not be cloned.');
+      if (v === null || typeof v !== 'object') return v;
+      if (memo.has(v)) return memo.get(v);
+      let out;
+      if (ArrayIsArray(v)) {
+        out = new Array(v.length);
+        memo.set(v, out);
+        for (const k of ObjectKeys(v)) out[k] = clone(v[k]);
+        return out;
+      }
+      if (v instanceof Date) out = new Date(v.getTime());
+      else if (v instanceof RegExp) out = new RegExp(v.source, v.flags);
+      else if (v instanceof ArrayBuffer) out = v.slice(0);
+      else if (v instanceof DataView) out = new DataView(clone(v.buffer), v.byteOffset, v.byteLength);
+      else if (ArrayBuffer.isView(v)) {
+        const C = ObjectGetPrototypeOf(v).constructor;
+        out = new C(clone(v.buffer), v.byteOffset, v.length);
+      } else if (v instanceof Number || v instanceof String || v instanceof Boolean || (typeof BigInt === 'function' && v instanceof BigInt)) {
+        out = Object(v.valueOf());
+      } else if (v instanceof PromiseCtor || v instanceof WeakMap || v instanceof WeakSet) {
+        throw dataCloneError('#<' + (constructorName(v) || 'Object') + '> could not be cloned.');
+      }
+      if (out !== undefined) {
+        memo.set(v, out);
+        return out;
+      }
+      if (v instanceof Map) {
+        out = new Map();
+        memo.set(v, out);
+        for (const [k, val] of v) out.set(clone(k), clone(val));
+        return out;
+      }
+      if (v instanceof Set) {
+        out = new Set();
+        memo.set(v, out);
+        for (const val of v) out.add(clone(val));
+        return out;
+      }
+      if (isError(v)) {
+        const C = errorCtors[v.name] || ErrorCtor;
+        out = new C(v.message);
+        memo.set(v, out);
+        if (typeof v.stack === 'string') define(out, 'stack', v.stack);
+        if ('cause' in v) define(out, 'cause', clone(v.cause));
+        return out;
+      }
+      out = {};
+      memo.set(v, out);
+      for (const k of ObjectKeys(v)) out[k] = clone(v[k]);
+      return out;
+    };
+    return clone(value);
+  }));
+
+  // queueMicrotask runs fn as a promise job; an exception in it is
+  // reported like an unhandled rejection.
+  const queueMicrotask = named('queueMicrotask', function (fn) {
+    if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function. Received ' + format(fn));
+    PromiseResolve().then(() => fn());
+  });
+
+  // ---- Numbers and dates in a locale (Intl is missing) -----------------
+  // Enough of Intl for reports: en-US by default, "de" and "fr" separators,
+  // styles decimal/percent/currency, fraction and significant digits,
+  // grouping, compact notation, sign display; dates in en-US forms.
+
+  const getLocale = once(() => {
+    const currencySymbols = { USD: '$', EUR: '€', GBP: '£', JPY: '¥', INR: '₹', CNY: 'CN¥', CAD: 'CA$', AUD: 'A$', KRW: '₩', BRL: 'R$', MXN: 'MX$', CHF: 'CHF', ILS: '₪', NZD: 'NZ$', HKD: 'HK$' };
+    const zeroDigitCurrencies = ['JPY', 'KRW', 'VND', 'CLP', 'ISK'];
+
+    function localeOf(locales) {
+      const l = String((ArrayIsArray(locales) ? locales[0] : locales) || 'en-US');
+      const lang = l.toLowerCase().split(/[-_]/)[0];
+      if (['de', 'es', 'it', 'nl', 'pt', 'da', 'id', 'tr'].includes(lang)) return { group: '.', decimal: ',', after: true };
+      if (['fr', 'ru', 'pl', 'cs', 'sv', 'fi', 'nb', 'uk'].includes(lang)) return { group: '\u202f', decimal: ',', after: true };
+      return { group: ',', decimal: '.', after: false };
+    }
+
+    function groupDigits(int, sep) {
+      let out = '';
+      for (let i = 0; i < int.length; i++) {
+        if (i > 0 && (int.length - i) % 3 === 0) out += sep;
+        out += int[i];
+      }
+      return out;
+    }
+
+    function formatNumber(x, locales, options) {
+      const o = options || {};
+      const loc = localeOf(locales);
+      const style = o.style || 'decimal';
+      if (typeof x === 'bigint') {
+        const s = x < 0n ? String(-x) : String(x);
+        return (x < 0n ? '-' : '') + (o.useGrouping === false ? s : groupDigits(s, loc.group));
+      }
+      let n = Number(x);
+      const cur = style === 'currency' ? String(o.currency || '').toUpperCase() : '';
+      if (style === 'currency' && !cur) throw new TypeError('Currency code is required with currency style.');
+      if (!isFinite(n)) return isNaN(n) ? 'NaN' : (n < 0 ? '-' : '') + '∞';
+      if (style === 'percent') n *= 100;
+      let suffix = '';
+      if (o.notation === 'compact') {
+        const abs = Math.abs(n);
+        for (const [limit, s] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']]) {
+          if (abs >= limit) { n /= limit; suffix = s; break; }
+        }
+      }
+      const curDigits = zeroDigitCurrencies.includes(cur) ? 0 : 2;
+      const defMin = style === 'currency' ? curDigits : 0;
+      const defMax = style === 'currency' ? curDigits : style === 'percent' ? 0 : o.notation === 'compact' ? (Math.abs(n) < 100 ? 1 : 0) : 3;
+      let minFD = o.minimumFractionDigits;
+      let maxFD = o.maximumFractionDigits;
+      if (minFD === undefined) minFD = maxFD === undefined ? defMin : Math.min(defMin, maxFD);
+      if (maxFD === undefined) maxFD = Math.max(minFD, defMax);
+      if (minFD < 0 || maxFD > 100 || maxFD < minFD) throw new RangeError('maximumFractionDigits value is out of range.');
+      let s;
+      if (o.maximumSignificantDigits !== undefined || o.minimumSignificantDigits !== undefined) {
+        s = String(Number(Math.abs(n).toPrecision(o.maximumSignificantDigits || 21)));
+        if (o.minimumSignificantDigits) {
+          const digits = s.replace('.', '').replace(/^0+/, '').length;
+          if (digits < o.minimumSignificantDigits) {
+            s = Math.abs(n).toPrecision(o.minimumSignificantDigits);
+          }
+        }
+      } else {
+        s = Math.abs(n).toFixed(maxFD);
+      }
+      let [int, frac = ''] = s.split('.');
+      if (o.maximumSignificantDigits === undefined && o.minimumSignificantDigits === undefined) {
+        while (frac.length > minFD && frac.endsWith('0')) frac = frac.slice(0, -1);
+      }
+      if (o.minimumIntegerDigits) int = int.padStart(o.minimumIntegerDigits, '0');
+      if (o.useGrouping !== false && !(o.notation === 'compact' && int.length <= 4)) int = groupDigits(int, loc.group);
+      const body = (frac ? int + loc.decimal + frac : int) + suffix;
+      const isZero = Number(s) === 0;
+      const neg = n < 0 && !isZero;
+      let sign = neg ? '-' : '';
+      if (o.signDisplay === 'always' && !neg) sign = '+';
+      else if (o.signDisplay === 'exceptZero' && !neg && !isZero) sign = '+';
+      else if (o.signDisplay === 'never') sign = '';
+      if (style === 'percent') return sign + body + (loc.after ? '\u00a0%' : '%');
+      if (style === 'currency') {
+        const sym = o.currencyDisplay === 'code' ? cur : o.currencyDisplay === 'name' ? null : currencySymbols[cur] || cur;
+        if (sym === null) return sign + body + ' ' + cur;
+        if (loc.after) return sign + body + '\u00a0' + sym;
+        return sign + sym + (/^[A-Z]+$/.test(sym) ? '\u00a0' : '') + body;
+      }
+      if (style === 'unit' && o.unit) return sign + body + ' ' + o.unit;
+      return sign + body;
+    }
+
+    const monthNames = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+    const dayNames = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+    function formatDate(d, options, defaults) {
+      const t = d instanceof Date ? d.getTime() : new Date(d === undefined ? Date.now() : d).getTime();
+      if (isNaN(t)) return 'Invalid Date';
+      const o = Object.assign({}, options || {});
+      const date = new Date(t);
+      // There is no time zone database in the sandbox: local time is UTC
+      // there, and an explicit timeZone is shown as UTC.
+      const utc = o.timeZone !== undefined;
+      const get = (what) => (utc ? date['getUTC' + what]() : date['get' + what]());
+      const styleMap = {
+        full: { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' },
+        long: { year: 'numeric', month: 'long', day: 'numeric' },
+        medium: { year: 'numeric', month: 'short', day: 'numeric' },
+        short: { year: '2-digit', month: 'numeric', day: 'numeric' },
+      };
+      if (o.dateStyle) Object.assign(o, styleMap[o.dateStyle] || {});
+      if (o.timeStyle) Object.assign(o, o.timeStyle === 'short' ? { hour: 'numeric', minute: '2-digit' } : { hour: 'numeric', minute: '2-digit', second: '2-digit' });
+      const dateKeys = ['weekday', 'year', 'month', 'day'];
+      const timeKeys = ['hour', 'minute', 'second'];
+      const any = [...dateKeys, ...timeKeys].some((k) => o[k] !== undefined);
+      if (!any) {
+        if (defaults !== 'time') Object.assign(o, { year: 'numeric', month: 'numeric', day: 'numeric' });
+        if (defaults !== 'date') Object.assign(o, { hour: 'numeric', minute: '2-digit', second: '2-digit' });
+      }
+      const pad = (n) => String(n).padStart(2, '0');
+      const year = get('FullYear');
+      const month = get('Month');
+      const day = get('Date');
+      let datePart = '';
+      const y = o.year === '2-digit' ? pad(year % 100) : String(year);
+      const dd = o.day === '2-digit' ? pad(day) : String(day);
+      if (o.month === 'long' || o.month === 'short' || o.month === 'narrow') {
+        const m = o.month === 'long' ? monthNames[month] : o.month === 'short' ? monthNames[month].slice(0, 3) : monthNames[month][0];
+        datePart = m;
+        if (o.day) datePart += ' ' + dd;
+        if (o.year) datePart += (o.day ? ', ' : ' ') + y;
+      } else {
+        const parts = [];
+        if (o.month) parts.push(o.month === '2-digit' ? pad(month + 1) : String(month + 1));
+        if (o.day) parts.push(dd);
+        if (o.year) parts.push(y);
+        datePart = parts.join('/');
+      }
+      if (o.weekday) {
+        const w = dayNames[get('Day')];
+        const wd = o.weekday === 'long' ? w : o.weekday === 'short' ? w.slice(0, 3) : w[0];
+        datePart = datePart ? wd + ', ' + datePart : wd;
+      }
+      let timePart = '';
+      if (o.hour || o.minute || o.second) {
+        const h = get('Hours');
+        const h12 = o.hour12 !== undefined ? o.hour12 : !(o.hourCycle === 'h23' || o.hourCycle === 'h24');
+        let hs = h12 ? String(h % 12 === 0 ? 12 : h % 12) : pad(h);
+        if (h12 && o.hour === '2-digit') hs = pad(Number(hs));
+        const parts = [];
+        if (o.hour) parts.push(hs);
+        if (o.minute) parts.push(o.hour ? pad(get('Minutes')) : String(get('Minutes')));
+        if (o.second) parts.push(pad(get('Seconds')));
+        timePart = parts.join(':');
+        if (o.fractionalSecondDigits) timePart += '.' + String(get('Milliseconds')).padStart(3, '0').slice(0, o.fractionalSecondDigits);
+        if (h12 && o.hour) timePart += ' ' + (h < 12 ? 'AM' : 'PM');
+        if (o.timeZoneName) timePart += ' ' + (utc ? 'UTC' : 'GMT');
+      }
+      return datePart && timePart ? datePart + ', ' + timePart : datePart || timePart;
+    }
+
+    // Intl constructors may be called without new.
+    function callableClass(C) {
+      const f = named(C.name, function (...args) { return new C(...args); });
+      f.prototype = C.prototype;
+      f.supportedLocalesOf = (l) => [].concat(l || []);
+      return f;
+    }
+    function makeIntl() {
+      const Intl = {
+        NumberFormat: class NumberFormat {
+          #locales; #options;
+          constructor(locales, options) { this.#locales = locales; this.#options = Object.assign({}, options); }
+          format(n) { return formatNumber(n, this.#locales, this.#options); }
+          formatToParts(n) { return [{ type: 'literal', value: this.format(n) }]; }
+          resolvedOptions() { return Object.assign({ locale: String(this.#locales || 'en-US'), numberingSystem: 'latn', style: 'decimal' }, this.#options); }
+        },
+        DateTimeFormat: class DateTimeFormat {
+          #options;
+          constructor(locales, options) { this.#options = Object.assign({}, options); }
+          format(d) { return formatDate(d === undefined ? new Date() : d, this.#options, 'date'); }
+          formatToParts(d) { return [{ type: 'literal', value: this.format(d) }]; }
+          resolvedOptions() { return Object.assign({ locale: 'en-US', calendar: 'gregory', numberingSystem: 'latn', timeZone: 'UTC' }, this.#options); }
+        },
+        Collator: class Collator {
+          #options;
+          constructor(locales, options) { this.#options = Object.assign({}, options); }
+          compare = (a, b) => {
+            let x = String(a), y = String(b);
+            if (this.#options.sensitivity === 'base' || this.#options.sensitivity === 'accent') { x = x.toLowerCase(); y = y.toLowerCase(); }
+            if (this.#options.numeric) {
+              const re = /(\d+)|(\D+)/g;
+              const xs = x.match(re) || [], ys = y.match(re) || [];
+              for (let i = 0; i < Math.min(xs.length, ys.length); i++) {
+                const nx = /^\d/.test(xs[i]) && /^\d/.test(ys[i]);
+                const c = nx ? Number(xs[i]) - Number(ys[i]) : xs[i].localeCompare(ys[i]);
+                if (c !== 0) return c < 0 ? -1 : 1;
+              }
+              return xs.length - ys.length < 0 ? -1 : xs.length > ys.length ? 1 : 0;
+            }
+            return x.localeCompare(y);
+          };
+          resolvedOptions() { return Object.assign({ locale: 'en-US' }, this.#options); }
+        },
+        PluralRules: class PluralRules {
+          #options;
+          constructor(locales, options) { this.#options = Object.assign({}, options); }
+          select(n) {
+            if (this.#options.type === 'ordinal') {
+              const m10 = n % 10, m100 = n % 100;
+              if (m10 === 1 && m100 !== 11) return 'one';
+              if (m10 === 2 && m100 !== 12) return 'two';
+              if (m10 === 3 && m100 !== 13) return 'few';
+              return 'other';
+            }
+            return n === 1 ? 'one' : 'other';
+          }
+        },
+        getCanonicalLocales: (l) => [].concat(l || []),
+      };
+      for (const k of ['NumberFormat', 'DateTimeFormat', 'Collator', 'PluralRules']) Intl[k] = callableClass(Intl[k]);
+      return Intl;
+    }
+    return { formatNumber, formatDate, makeIntl };
+  });
+
+  define(Number.prototype, 'toLocaleString', named('toLocaleString', function (locales, options) {
+    return getLocale().formatNumber(Number(this), locales, options);
+  }));
+  if (typeof BigInt === 'function') {
+    define(BigInt.prototype, 'toLocaleString', named('toLocaleString', function (locales, options) {
+      return getLocale().formatNumber(BigInt.prototype.valueOf.call(this), locales, options);
+    }));
+  }
+  define(Date.prototype, 'toLocaleString', named('toLocaleString', function (locales, options) { return getLocale().formatDate(this, options, 'all'); }));
+  define(Date.prototype, 'toLocaleDateString', named('toLocaleDateString', function (locales, options) { return getLocale().formatDate(this, options, 'date'); }));
+  define(Date.prototype, 'toLocaleTimeString', named('toLocaleTimeString', function (locales, options) { return getLocale().formatDate(this, options, 'time'); }));
+
+  if (!('Intl' in G)) lazy(G, 'Intl', () => getLocale().makeIntl());
+
+  // ---------------------------------------------------------------------
+  // Timers. See loop() in run.go: real time, fired in due order; after the
+  // script's promise settles only ref'd timeouts keep the run alive.
+  // ---------------------------------------------------------------------
+
+  class Timeout {
+    #id;
+    constructor(id) { this.#id = id; }
+    ref() { native.refTimer(this.#id, true); return this; }
+    unref() { native.refTimer(this.#id, false); return this; }
+    hasRef() { return true; }
+    refresh() { return this; }
+    [Symbol.toPrimitive]() { return this.#id; }
+    static idOf(t) { return t instanceof Timeout ? t.#id : Number(t); }
+  }
+  function makeTimer(repeat) {
+    return function (fn, ms, ...args) {
+      if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function. Received ' + format(fn));
+      const cb = args.length ? () => fn(...args) : () => fn();
+      return new Timeout(native.setTimer(cb, ms, repeat));
+    };
+  }
+  function clearTimer(t) {
+    if (t === undefined || t === null) return;
+    native.clearTimer(Timeout.idOf(t));
+  }
+  const setTimeout = named('setTimeout', makeTimer(false));
+  const setInterval = named('setInterval', makeTimer(true));
+  const setImmediate = named('setImmediate', function (fn, ...args) { return setTimeout(fn, 0, ...args); });
+
+  // ---------------------------------------------------------------------
+  // fs: Promise-returning calls over the synchronous natives; a trailing
+  // callback is honoured Node-style; the *Sync names throw and say which
+  // call to await instead.
+  // ---------------------------------------------------------------------
+
+  const getFs = once(() => {
+    const nfs = native.fs;
+    class Dirent {
+      #kind;
+      constructor(name, dir, kind) {
+        this.name = name;
+        this.parentPath = dir;
+        this.path = dir;
+        this.#kind = kind;
+      }
+      isFile() { return this.#kind[0]; }
+      isDirectory() { return this.#kind[1]; }
+      isSymbolicLink() { return this.#kind[2]; }
+      isBlockDevice() { return false; }
+      isCharacterDevice() { return false; }
+      isFIFO() { return false; }
+      isSocket() { return false; }
+    }
+
+    function joinPath(dir, name) { return dir.endsWith('/') ? dir + name : dir + '/' + name; }
+
+    function readdir(path, options) {
+      const opts = typeof options === 'object' && options !== null ? options : {};
+      const list = (dir, rel) => {
+        const out = [];
+        for (const e of nfs.readdir(dir, true)) {
+          const [name, isFile, isDir, isLink] = e;
+          const relName = rel ? joinPath(rel, name) : name;
+          out.push(opts.withFileTypes ? new Dirent(name, dir, [isFile, isDir, isLink]) : relName);
+          if (opts.recursive && isDir) out.push(...list(joinPath(dir, name), relName));
+        }
+        return out;
+      };
+      if (!opts.recursive && !opts.withFileTypes) return nfs.readdir(path, false);
+      return list(path, '');
+    }
+
+    function stat(path) {
+      const s = nfs.stat(path);
+      const t = new Date(s.mtimeMs);
+      s.atimeMs = s.ctimeMs = s.birthtimeMs = s.mtimeMs;
+      s.mtime = t;
+      s.atime = new Date(s.mtimeMs);
+      s.ctime = new Date(s.mtimeMs);
+      s.birthtime = new Date(s.mtimeMs);
+      return s;
+    }
+
+    const fsImpl = {
+      readFile: (path, options) => nfs.readFile(path, options),
+      writeFile: (path, data, options) => nfs.writeFile(path, data, options),
+      appendFile: (path, data, options) => nfs.appendFile(path, data, options),
+      mkdir: (path, options) => nfs.mkdir(path, !!(options && options.recursive)),
+      readdir,
+      stat,
+      lstat: stat,
+      exists: (path) => nfs.exists(path),
+      access: (path) => { nfs.stat(path); },
+      unlink: (path) => nfs.unlink(path),
+      rm: (path, options) => nfs.rm(path, !!(options && options.recursive), !!(options && options.force)),
+      rmdir: (path, options) => nfs.rmdir(path, !!(options && options.recursive)),
+      rename: (from, to) => nfs.rename(from, to),
+      copyFile: (from, to) => nfs.copyFile(from, to),
+      cp: (from, to) => nfs.copyFile(from, to),
+      realpath: (path) => nfs.realpath(path),
+    };
+    const syncHints = {
+      readFile: 'path', writeFile: 'path, data', appendFile: 'path, data', mkdir: 'path, { recursive: true }',
+      readdir: 'path', stat: 'path', lstat: 'path', exists: 'path', access: 'path', unlink: 'path', rm: 'path',
+      rmdir: 'path', rename: 'oldPath, newPath', copyFile: 'src, dest', cp: 'src, dest', realpath: 'path',
+    };
+
+    const fs = {};
+    for (const name of ObjectKeys(fsImpl)) {
+      const impl = fsImpl[name];
+      fs[name] = named(name, function (...args) {
+        let cb;
+        if (args.length && typeof args[args.length - 1] === 'function') cb = args.pop();
+        let p;
+        try {
+          p = PromiseResolve(impl(...args));
+        } catch (e) {
+          p = PromiseReject(e);
+        }
+        if (!cb) return p;
+        p.then((v) => (name === 'exists' ? cb(v) : cb(null, v)), (e) => cb(e));
+        return undefined;
+      });
+      fs[name + 'Sync'] = named(name + 'Sync', function () {
+        throw new ErrorCtor('fs.' + name + 'Sync is not available: use await fs.' + name + '(' + syncHints[name] + ')');
+      });
+    }
+    define(fs, 'promises', fs);
+    fs.constants = { F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1 };
+    return fs;
+  });
+
+  // ---------------------------------------------------------------------
+  // shell(cmd) resolves to { stdout, stderr, exitCode } and never rejects
+  // for a non-zero exit; shell.run(cmd) resolves to stdout and rejects on
+  // one. The command runs in-process in the sandbox shell.
+  // ---------------------------------------------------------------------
+
+  function commandText(cmd, values) {
+    if (ArrayIsArray(cmd) && ArrayIsArray(cmd.raw)) return String.raw({ raw: cmd }, ...values);
+    return String(cmd);
+  }
+  function stdinOf(options) {
+    if (typeof options === 'string') return options;
+    if (options && options.stdin !== undefined && options.stdin !== null) return String(options.stdin);
+    return '';
+  }
+  const shell = named('shell', async function (cmd, ...rest) {
+    const text = commandText(cmd, rest);
+    const r = native.shell(text, ArrayIsArray(cmd) ? '' : stdinOf(rest[0]));
+    return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
+  });
+  shell.run = named('run', async function (cmd, ...rest) {
+    const text = commandText(cmd, rest);
+    const r = await shell(text, ArrayIsArray(cmd) ? undefined : rest[0]);
+    if (r.exitCode !== 0) {
+      const detail = r.stderr ? '\n' + r.stderr.replace(/\n$/, '') : '';
+      const e = new ErrorCtor('Command failed (exit ' + r.exitCode + '): ' + text + detail);
+      e.exitCode = r.exitCode;
+      e.stdout = r.stdout;
+      e.stderr = r.stderr;
+      throw e;
+    }
+    return r.stdout;
+  });
+
+  // ---------------------------------------------------------------------
+  // Tools (API.md §3.6). One global per tool, named by JSName (each . / - :
+  // becomes _), enumerable so Object.keys(globalThis) finds them. A tool
+  // gets no global when its identifier is taken: by an earlier tool (a.b
+  // and a_b: the first registered keeps a_b) or by a prelude global or
+  // builtin (a tool named "fs" or "JSON" must not shadow it), except the
+  // Node-habit conveniences of YIELDING_GLOBALS, which a tool replaces. Such tools
+  // are listed in __tools__ under their id ("mcp:<name>"), left out of
+  // listTools() (which lists callable identifiers), and reachable through
+  // callTool(name, params) and getToolInfo(name).
+  // ---------------------------------------------------------------------
+
+  function paramsJSON(params) {
+    if (params === undefined) return '{}';
+    const json = JSONStringify(params);
+    return json === undefined ? '{}' : json;
+  }
+  function callMethod(method, params) {
+    let json;
+    try {
+      json = paramsJSON(params);
+    } catch (e) {
+      return PromiseReject(e);
+    }
+    return native.submit(method, json);
+  }
+
+  const YIELDING_GLOBALS = new Set(['fetch', 'require', 'process', 'Buffer', 'crypto', 'performance', 'global']);
+  const toolsByJS = new Map();
+  const toolsByName = new Map();
+  const toolGlobals = [];
+  const __tools__ = {};
+  function installTools() {
+    for (const t of native.tools) {
+      let parameters = { type: 'object', properties: {} };
+      if (t.schema) {
+        try { parameters = JSONParse(t.schema); } catch (_) { /* keep the default */ }
+      }
+      const info = { id: 'mcp:' + t.name, name: t.name, description: t.description || '', parameters };
+      toolsByName.set(t.name, info);
+      // Conveniences the sandbox adds for Node habits (fetch, require,
+      // process, ...) yield to a tool of the same name: the tool is what
+      // the agent was told to call. Core globals and builtins never do.
+      const yields = YIELDING_GLOBALS.has(t.jsName) && !toolsByJS.has(t.jsName);
+      if (!yields && (toolsByJS.has(t.jsName) || t.jsName in G)) {
+        __tools__[info.id] = info;
+        continue;
+      }
+      toolsByJS.set(t.jsName, info);
+      __tools__[t.jsName] = info;
+      const method = info.id;
+      const stub = named(t.jsName, function (params) { return callMethod(method, params); });
+      ObjectDefineProperty(G, t.jsName, { value: stub, writable: true, configurable: true, enumerable: true });
+      toolGlobals.push(t.jsName);
+    }
+  }
+  // findTool looks a tool up by JS identifier, registered name or id.
+  // getToolInfo prefers the identifier (it is documented to take one);
+  // callTool prefers the registered name, so callTool('a_b') reaches the
+  // tool registered as "a_b" even when "a.b" owns the identifier a_b.
+  function findTool(name, preferName) {
+    const n = String(name);
+    const byID = n.startsWith('mcp:') ? toolsByName.get(n.slice(4)) : undefined;
+    if (preferName) return toolsByName.get(n) || toolsByJS.get(n) || byID;
+    return toolsByJS.get(n) || toolsByName.get(n) || byID;
+  }
+  const listTools = named('listTools', function () { return toolGlobals.slice(); });
+  const getToolInfo = named('getToolInfo', function (name) { return findTool(name, false); });
+  const callTool = named('callTool', function (name, params) {
+    const info = findTool(name, true);
+    if (!info) return PromiseReject(new ErrorCtor('Unknown tool: ' + name + ' (listTools() shows the tools available)'));
+    return callMethod(info.id, params);
+  });
+
+  // ---------------------------------------------------------------------
+  // A little of Node's environment that scripts reach for: process, path,
+  // require for the modules that exist here, crypto, performance, and a
+  // fetch that explains there is no network.
+  // ---------------------------------------------------------------------
+
+  const getNode = once(() => {
+    const path = (() => {
+      const normalizeParts = (parts, absolute) => {
+        const out = [];
+        for (const p of parts) {
+          if (p === '' || p === '.') continue;
+          if (p === '..') {
+            if (out.length && out[out.length - 1] !== '..') out.pop();
+            else if (!absolute) out.push('..');
+          } else out.push(p);
+        }
+        return out;
+      };
+      const normalize = (p) => {
+        p = String(p);
+        if (p === '') return '.';
+        const abs = p.startsWith('/');
+        const trailing = p.endsWith('/');
+        let s = normalizeParts(p.split('/'), abs).join('/');
+        if (!s && !abs) s = '.';
+        if (s && trailing) s += '/';
+        return (abs ? '/' : '') + s;
+      };
+      const join = (...parts) => {
+        const s = parts.map(String).filter((x) => x !== '').join('/');
+        return s === '' ? '.' : normalize(s);
+      };
+      const resolve = (...parts) => {
+        let r = '';
+        for (let i = parts.length - 1; i >= 0 && !r.startsWith('/'); i--) {
+          const p = String(parts[i]);
+          if (p) r = r ? p + '/' + r : p;
+        }
+        if (!r.startsWith('/')) r = native.workDir + (r ? '/' + r : '');
+        const s = '/' + normalizeParts(r.split('/'), true).join('/');
+        return s;
+      };
+      const dirname = (p) => {
+        p = String(p);
+        if (p === '') return '.';
+        const s = p.replace(/\/+$/, '');
+        if (s === '') return '/';
+        const i = s.lastIndexOf('/');
+        if (i < 0) return '.';
+        if (i === 0) return '/';
+        return s.slice(0, i).replace(/\/+$/, '') || '/';
+      };
+      const basename = (p, ext) => {
+        let b = String(p).replace(/\/+$/, '');
+        b = b.slice(b.lastIndexOf('/') + 1);
+        if (ext && b.endsWith(ext) && b !== ext) b = b.slice(0, -ext.length);
+        return b;
+      };
+      const extname = (p) => {
+        const b = basename(p);
+        const i = b.lastIndexOf('.');
+        return i <= 0 ? '' : b.slice(i);
+      };
+      const relative = (from, to) => {
+        const f = resolve(from).split('/').filter(Boolean);
+        const t = resolve(to).split('/').filter(Boolean);
+        let i = 0;
+        while (i < f.length && i < t.length && f[i] === t[i]) i++;
+        return [...f.slice(i).map(() => '..'), ...t.slice(i)].join('/');
+      };
+      const parse = (p) => {
+        const base = basename(p);
+        const ext = extname(p);
+        const dir = dirname(p);
+        return { root: String(p).startsWith('/') ? '/' : '', dir: dir === '.' && !String(p).includes('/') ? '' : dir, base, ext, name: ext ? base.slice(0, -ext.length) : base };
+      };
+      const fmt = (o) => {
+        const dir = o.dir || o.root || '';
+        const base = o.base || (o.name || '') + (o.ext || '');
+        return dir ? (dir.endsWith('/') ? dir + base : dir + '/' + base) : base;
+      };
+      const mod = { sep: '/', delimiter: ':', normalize, join, resolve, dirname, basename, extname, relative, parse, format: fmt, isAbsolute: (p) => String(p).startsWith('/') };
+      mod.posix = mod;
+      return mod;
+    })();
+
+    const crypto = {
+      randomUUID: named('randomUUID', function () {
+        const b = native.randomFill(new Uint8Array(16));
+        b[6] = (b[6] & 0x0f) | 0x40;
+        b[8] = (b[8] & 0x3f) | 0x80;
+        const h = native.hex(b);
+        return h.slice(0, 8) + '-' + h.slice(8, 12) + '-' + h.slice(12, 16) + '-' + h.slice(16, 20) + '-' + h.slice(20);
+      }),
+      getRandomValues: named('getRandomValues', function (array) { return native.randomFill(array); }),
+    };
+    const cryptoModule = Object.assign({}, crypto, {
+      randomBytes: (n) => getText().toBuffer(native.randomFill(new Uint8Array(n))),
+      webcrypto: crypto,
+    });
+
+    const performance = {
+      now: named('now', () => native.now()),
+      timeOrigin: native.timeOrigin,
+      mark: () => undefined,
+      measure: () => undefined,
+    };
+
+    const process = {
+      env: {},
+      argv: ['node', 'script.js'],
+      execArgv: [],
+      platform: 'linux',
+      arch: 'wasm32',
+      pid: 1,
+      version: 'v20.0.0',
+      versions: { node: '20.0.0' },
+      exitCode: undefined,
+      cwd: () => native.workDir,
+      chdir: () => { throw new ErrorCtor('process.chdir() is not supported in the sandbox'); },
+      exit: (code) => native.exit(code === undefined ? process.exitCode : code),
+      nextTick: (fn, ...args) => queueMicrotask(() => fn(...args)),
+      uptime: () => native.now() / 1000,
+      hrtime: Object.assign((prev) => {
+        const ns = Math.round(native.now() * 1e6);
+        let s = Math.floor(ns / 1e9), n = ns % 1e9;
+        if (prev) { s -= prev[0]; n -= prev[1]; if (n < 0) { s--; n += 1e9; } }
+        return [s, n];
+      }, { bigint: () => BigInt(Math.round(native.now() * 1e6)) }),
+      memoryUsage: () => ({ rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 }),
+      stdout: { write: (s) => { native.write(1, typeof s === 'string' ? s : BufferClass && s instanceof BufferClass ? s.toString() : String(s)); return true; }, isTTY: false },
+      stderr: { write: (s) => { native.write(2, typeof s === 'string' ? s : BufferClass && s instanceof BufferClass ? s.toString() : String(s)); return true; }, isTTY: false },
+      on: () => process,
+      once: () => process,
+      off: () => process,
+      emitWarning: (w) => emit(2, 'Warning: ' + (w && w.message ? w.message : String(w))),
+    };
+
+    const util = {
+      inspect,
+      format,
+      promisify: (fn) => (...args) => new PromiseCtor((resolve, reject) => fn(...args, (err, v) => (err ? reject(err) : resolve(v)))),
+      isDeepStrictEqual: (a, b) => {
+        try { return JSONStringify(a) === JSONStringify(b); } catch (_) { return false; }
+      },
+      types: { isPromise: (v) => v instanceof PromiseCtor, isDate: (v) => v instanceof Date, isRegExp: (v) => v instanceof RegExp },
+      get TextEncoder() { return getText().TextEncoder; },
+      get TextDecoder() { return getText().TextDecoder; },
+    };
+    util.inspect.custom = Symbol.for('nodejs.util.inspect.custom');
+
+    const modules = {
+      fs: getFs(), 'fs/promises': getFs(), path, 'path/posix': path, util, crypto: cryptoModule,
+      buffer: { get Buffer() { return getText().Buffer; } }, timers: { setTimeout, setInterval, setImmediate, clearTimeout: clearTimer, clearInterval: clearTimer },
+      'timers/promises': { setTimeout: (ms, v) => new PromiseCtor((r) => setTimeout(() => r(v), ms)) },
+      process, console, os: { EOL: '\n', platform: () => 'linux', tmpdir: () => '/tmp', homedir: () => native.workDir, cpus: () => [], hostname: () => 'sandbox' },
+    };
+    return { path, crypto, cryptoModule, performance, process, util, modules };
+  });
+  const require = named('require', function (name) {
+    const key = String(name).replace(/^node:/, '');
+    const modules = getNode().modules;
+    if (Object.prototype.hasOwnProperty.call(modules, key)) return modules[key];
+    const e = new ErrorCtor("Cannot find module '" + name + "': the sandbox has no npm packages or network; " +
+      'available: ' + ObjectKeys(modules).join(', ') + ' (fs, shell and the tool functions are also globals)');
+    e.code = 'MODULE_NOT_FOUND';
+    throw e;
+  });
+
+  const fetch = named('fetch', async function () {
+    throw new TypeError('fetch is not available: the sandbox has no network access; use the tools it provides (listTools())');
+  });
+
+  // ---------------------------------------------------------------------
+  // Install the globals.
+  // ---------------------------------------------------------------------
+
+  const globals = {
+    console, shell, listTools, getToolInfo, callTool, __tools__,
+    setTimeout, setInterval, setImmediate, clearTimeout: named('clearTimeout', clearTimer),
+    clearInterval: named('clearInterval', clearTimer), clearImmediate: named('clearImmediate', clearTimer),
+    queueMicrotask, atob, btoa, require, fetch,
+  };
+  for (const name of ObjectKeys(globals)) define(G, name, globals[name]);
+  lazy(G, 'fs', getFs);
+  lazy(G, 'TextEncoder', () => getText().TextEncoder);
+  lazy(G, 'TextDecoder', () => getText().TextDecoder);
+  lazy(G, 'Buffer', () => getText().Buffer);
+  lazy(G, 'process', () => getNode().process);
+  lazy(G, 'crypto', () => getNode().crypto);
+  lazy(G, 'performance', () => getNode().performance);
+  if (G.global === undefined) define(G, 'global', G);
+  installTools();
+
+  // ---------------------------------------------------------------------
+  // Helpers for Go.
+  // ---------------------------------------------------------------------
+
+  return {
+    // describeError is the text printed for an uncaught error (API.md
+    // §3.2): "<Name>: <message>" and the stack; a thrown non-error prints
+    // as itself.
+    describeError(e) {
+      if (e !== null && (typeof e === 'object' || typeof e === 'function')) {
+        let looksLikeError = isError(e);
+        try { looksLikeError = looksLikeError || 'message' in e || 'name' in e; } catch (_) { /* proxy */ }
+        if (looksLikeError) return errorWithStack(e);
+        return inspect(e);
+      }
+      return safeString(e);
+    },
+    // resultText is how the script's resolved value is printed: strings
+    // raw, anything else as compact JSON; undefined prints nothing, and
+    // what JSON cannot express (BigInt, cycles, functions) is inspected.
+    resultText(v) {
+      if (v === undefined) return undefined;
+      if (typeof v === 'string') return v;
+      try {
+        const s = JSONStringify(v);
+        if (s !== undefined) return s;
+      } catch (_) { /* fall through */ }
+      return inspect(v);
+    },
+  };
+})
