@@ -261,6 +261,12 @@ func (r *Run) classify(err error, store *wasmtime.Store, inst *wasmtime.Instance
 		if outOfMemory {
 			return memoryResult(res, lim)
 		}
+		if c := trap.Code(); c != nil && *c == wasmtime.StackOverflow {
+			res.ExitCode = 1
+			res.ErrorKind = ErrKindRuntime
+			res.Error = "Runtime error: the script exhausted the guest's call stack (recursion too deep)"
+			return res
+		}
 		if cancelled {
 			res.ExitCode = 130
 			res.ErrorKind = ErrKindRuntime
