@@ -1,0 +1,4 @@
+package applets
+
+// falseApplet does nothing, unsuccessfully.
+func falseApplet(*Proc, []string) int { return 1 }

@@ -1,0 +1,4 @@
+package applets
+
+// trueApplet does nothing, successfully.
+func trueApplet(*Proc, []string) int { return 0 }

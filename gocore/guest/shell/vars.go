@@ -1,0 +1,287 @@
+package shell
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+)
+
+// vars holds the shell's variables: the global scope and one scope per
+// running function call (bash's dynamic scoping: a function sees its
+// callers' locals).
+type vars struct {
+	scopes []map[string]expand.Variable // scopes[0] is global
+}
+
+func newVars() *vars {
+	return &vars{scopes: []map[string]expand.Variable{{}}}
+}
+
+// clone deep-copies the variables for a subshell, which may run
+// concurrently with its parent (pipeline stages).
+func (v *vars) clone() *vars {
+	c := &vars{scopes: make([]map[string]expand.Variable, len(v.scopes))}
+	for i, s := range v.scopes {
+		m := make(map[string]expand.Variable, len(s))
+		for k, vr := range s {
+			vr.List = slices.Clone(vr.List)
+			vr.Indexes = slices.Clone(vr.Indexes)
+			vr.Map = maps.Clone(vr.Map)
+			m[k] = vr
+		}
+		c.scopes[i] = m
+	}
+	return c
+}
+
+// push opens the local scope of a function call; pop closes it.
+func (v *vars) push() { v.scopes = append(v.scopes, map[string]expand.Variable{}) }
+func (v *vars) pop()  { v.scopes = v.scopes[:len(v.scopes)-1] }
+
+// lookup finds name in the innermost scope that has it.
+func (v *vars) lookup(name string) (expand.Variable, int) {
+	for i := len(v.scopes) - 1; i >= 0; i-- {
+		if vr, ok := v.scopes[i][name]; ok {
+			return vr, i
+		}
+	}
+	return expand.Variable{}, -1
+}
+
+// get returns a variable's value.
+func (v *vars) get(name string) expand.Variable {
+	vr, _ := v.lookup(name)
+	return vr
+}
+
+// setString assigns a plain string, keeping the variable's attributes.
+func (r *runner) setString(name, value string) error {
+	return r.env.Set(name, expand.Variable{Set: true, Kind: expand.String, Str: value})
+}
+
+// setLocal declares name in the current function's scope.
+func (v *vars) setLocal(name string, vr expand.Variable) {
+	vr.Local = true
+	v.scopes[len(v.scopes)-1][name] = vr
+}
+
+// env is the runner's variables as expand.Environ, adding the special
+// parameters ($?, $#, $@, $1 ..., $PWD, $RANDOM) computed from the runner.
+type env struct{ r *runner }
+
+func (e env) Get(name string) expand.Variable {
+	r := e.r
+	str := func(s string) expand.Variable { return expand.Variable{Set: true, Kind: expand.String, Str: s} }
+	switch name {
+	case "?":
+		return str(strconv.Itoa(r.status))
+	case "#":
+		return str(strconv.Itoa(len(r.params)))
+	case "@", "*":
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: slices.Clone(r.params)}
+	case "0":
+		return str(r.arg0)
+	case "$":
+		return str("1")
+	case "PPID":
+		return str("0")
+	case "!":
+		return expand.Variable{}
+	case "-":
+		return str(r.opts.flags())
+	case "PWD":
+		return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: r.dir}
+	case "RANDOM":
+		return str(strconv.Itoa(rand.IntN(32768)))
+	case "SECONDS":
+		return str(strconv.Itoa(int(time.Since(r.started).Seconds())))
+	case "FUNCNAME":
+		if len(r.funcNames) == 0 {
+			return expand.Variable{}
+		}
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: slices.Clone(r.funcNames)}
+	case "UID", "EUID":
+		return str("1000")
+	case "SHELL":
+		if vr := r.vars.get(name); vr.IsSet() {
+			return vr
+		}
+		return str("/bin/sh")
+	}
+	if id, ok := strings.CutPrefix(name, anchorPrefix); ok {
+		return str(r.anchoredReplace(id))
+	}
+	if arr, ok := strings.CutPrefix(name, lengthPrefix); ok {
+		vr := e.Get(arr)
+		n := 0
+		switch {
+		case vr.Kind == expand.Indexed:
+			n = len(vr.List)
+		case vr.Kind == expand.Associative:
+			n = len(vr.Map)
+		case vr.IsSet():
+			n = 1
+		}
+		return str(strconv.Itoa(n))
+	}
+	if name != "" && name[0] >= '1' && name[0] <= '9' {
+		n, err := strconv.Atoi(name)
+		if err != nil {
+			return expand.Variable{}
+		}
+		if n <= len(r.params) {
+			return str(r.params[n-1])
+		}
+		return expand.Variable{}
+	}
+	return r.vars.get(name)
+}
+
+func (e env) Each(fn func(name string, vr expand.Variable) bool) {
+	seen := map[string]bool{}
+	v := e.r.vars
+	for i := len(v.scopes) - 1; i >= 0; i-- {
+		names := slices.Collect(maps.Keys(v.scopes[i]))
+		sort.Strings(names)
+		for _, n := range names {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			if !fn(n, v.scopes[i][n]) {
+				return
+			}
+		}
+	}
+}
+
+// Set assigns, unsets (vr not set) or changes the attributes of (vr.Kind ==
+// KeepValue) a variable, in the innermost scope that has it, else globally.
+func (e env) Set(name string, vr expand.Variable) error {
+	v := e.r.vars
+	old, scope := v.lookup(name)
+	if old.ReadOnly && (vr.Kind != expand.KeepValue || !vr.ReadOnly) {
+		return fmt.Errorf("%s: readonly variable", name)
+	}
+	if scope < 0 {
+		scope = 0
+	}
+	switch {
+	case vr.Kind == expand.KeepValue:
+		old.Exported = old.Exported || vr.Exported
+		old.ReadOnly = old.ReadOnly || vr.ReadOnly
+		if old.Kind == expand.Unknown && !old.Set {
+			old.Kind = expand.String
+		}
+		v.scopes[scope][name] = old
+	case !vr.IsSet():
+		delete(v.scopes[scope], name)
+	default:
+		vr.Exported = vr.Exported || old.Exported
+		vr.ReadOnly = vr.ReadOnly || old.ReadOnly
+		vr.Local = old.Local
+		if name == "PWD" {
+			return nil // the working directory changes only with cd
+		}
+		v.scopes[scope][name] = vr
+	}
+	return nil
+}
+
+// exported returns the exported variables as applets see them, with the
+// command's own NAME=VALUE prefixes added.
+func (r *runner) exported(extra map[string]string) map[string]string {
+	out := map[string]string{}
+	for i := range r.vars.scopes {
+		for k, vr := range r.vars.scopes[i] {
+			if vr.Exported && vr.IsSet() && vr.Kind == expand.String {
+				out[k] = vr.Str
+			} else {
+				delete(out, k) // a local shadowing an exported global
+			}
+		}
+	}
+	out["PWD"] = r.dir
+	maps.Copy(out, extra)
+	return out
+}
+
+// validName reports whether s can name a variable.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// shellOpts are the options of `set`.
+type shellOpts struct {
+	errexit, nounset, pipefail, xtrace, noglob, noexec, verbose bool
+	nullglob, dotglob, globstar, nocaseglob, extglob            bool
+}
+
+// flags is $-.
+func (o shellOpts) flags() string {
+	var b strings.Builder
+	for _, f := range []struct {
+		on bool
+		c  byte
+	}{{o.errexit, 'e'}, {o.noglob, 'f'}, {o.noexec, 'n'}, {o.nounset, 'u'}, {o.verbose, 'v'}, {o.xtrace, 'x'}} {
+		if f.on {
+			b.WriteByte(f.c)
+		}
+	}
+	return b.String()
+}
+
+// named maps `set -o NAME` to its flag.
+func (o *shellOpts) named(name string) *bool {
+	switch name {
+	case "errexit":
+		return &o.errexit
+	case "nounset":
+		return &o.nounset
+	case "pipefail":
+		return &o.pipefail
+	case "xtrace":
+		return &o.xtrace
+	case "noglob":
+		return &o.noglob
+	case "noexec":
+		return &o.noexec
+	case "verbose":
+		return &o.verbose
+	}
+	return nil
+}
+
+// letter maps `set -X` to its flag.
+func (o *shellOpts) letter(c byte) *bool {
+	switch c {
+	case 'e':
+		return &o.errexit
+	case 'u':
+		return &o.nounset
+	case 'x':
+		return &o.xtrace
+	case 'f':
+		return &o.noglob
+	case 'n':
+		return &o.noexec
+	case 'v':
+		return &o.verbose
+	}
+	return nil
+}
