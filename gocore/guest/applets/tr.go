@@ -210,7 +210,7 @@ func parseTrSet(s string) ([]rune, error) {
 				n := 1
 				if numText != "" {
 					v, err := strconv.ParseInt(numText, 0, 32)
-					if err != nil {
+					if err != nil || v > 1<<16 {
 						return nil, fmt.Errorf("invalid repeat count '%s'", numText)
 					}
 					n = int(v)
