@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 import sys
 from datetime import UTC, datetime, timedelta
 
@@ -135,4 +136,8 @@ def test_no_cryptography_needed() -> None:
         "a = EphemeralAuthority(); assert a.create_pca().to_cbor()\n"
         "assert 'cryptography' not in [m for m in sys.modules if sys.modules[m] is not None]\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    # Run where the package under test is importable (installed or in-place),
+    # never the source tree of the current directory by accident.
+    import amla_sandbox
+
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(amla_sandbox.__file__).resolve().parent.parent)

@@ -248,6 +248,15 @@ func strftime(t time.Time, format string) string {
 			num(w, 2, '0')
 		case 'w':
 			num(int(t.Weekday()), 1, '0')
+		case 'U':
+			// Week of the year, weeks starting on Sunday.
+			num((t.YearDay()+6-int(t.Weekday()))/7, 2, '0')
+		case 'W':
+			// Week of the year, weeks starting on Monday.
+			num((t.YearDay()+6-(int(t.Weekday())+6)%7)/7, 2, '0')
+		case 'g':
+			y, _ := t.ISOWeek()
+			num(y%100, 2, '0')
 		case 'x':
 			b.WriteString(strftime(t, "%m/%d/%y"))
 		case 'y':

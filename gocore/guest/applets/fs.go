@@ -84,6 +84,14 @@ func ErrText(err error) string {
 		return "No such file or directory"
 	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES), errors.Is(err, fs.ErrPermission),
 		errors.Is(err, syscall.EROFS):
+		// The read-only root answers EPERM even where the real problem is a
+		// missing directory (echo > /nodir/f): say what bash would.
+		var pe *fs.PathError
+		if errors.As(err, &pe) && path.IsAbs(pe.Path) {
+			if _, serr := os.Stat(path.Dir(pe.Path)); errors.Is(serr, fs.ErrNotExist) {
+				return "No such file or directory"
+			}
+		}
 		return "Permission denied"
 	case errors.Is(err, syscall.EISDIR):
 		return "Is a directory"

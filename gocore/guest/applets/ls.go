@@ -12,11 +12,11 @@ import (
 	"time"
 )
 
-const lsUsage = "ls [-1aAdFhlRrSt] [FILE]..."
+const lsUsage = "ls [-1aAdFphlRrSt] [FILE]..."
 
 type lsOptions struct {
-	long, all, almostAll, dirSelf, classify, human, recursive bool
-	reverse, bySize, byTime                                   bool
+	long, all, almostAll, dirSelf, classify, slash, human, recursive bool
+	reverse, bySize, byTime                                          bool
 }
 
 // lsEntry is one name to show with what Lstat said about it.
@@ -28,7 +28,7 @@ type lsEntry struct {
 // lsApplet lists directories, one name per line (its output is never a
 // terminal). -l gives the long format.
 func lsApplet(p *Proc, args []string) int {
-	spec := flagSpec{short: "1aAdFhlRrStC", long: map[string]string{"all": "a", "almost-all": "A",
+	spec := flagSpec{short: "1aAdFphlRrStC", long: map[string]string{"all": "a", "almost-all": "A",
 		"directory": "d", "classify": "F", "human-readable": "h", "recursive": "R", "reverse": "r"}}
 	opts, operands, err := spec.parse(args[1:])
 	if err != nil {
@@ -47,6 +47,8 @@ func lsApplet(p *Proc, args []string) int {
 			o.dirSelf = true
 		case "F":
 			o.classify = true
+		case "p":
+			o.slash = true
 		case "h":
 			o.human = true
 		case "R":
@@ -179,8 +181,11 @@ func (o *lsOptions) print(out *bufio.Writer, entries []lsEntry, _ bool) {
 	now := time.Now()
 	for _, e := range entries {
 		name := e.name
-		if o.classify {
+		switch {
+		case o.classify:
 			name += classifySuffix(e.info)
+		case o.slash && e.info.IsDir():
+			name += "/"
 		}
 		if !o.long {
 			out.WriteString(name + "\n")
