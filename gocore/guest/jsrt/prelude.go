@@ -1,6 +1,7 @@
 package jsrt
 
 import (
+	"embed"
 	_ "embed"
 	"fmt"
 	"io"
@@ -21,6 +22,11 @@ import (
 //
 //go:embed prelude.js
 var preludeSource string
+
+// sectionFiles are the parts of the prelude compiled on first use.
+//
+//go:embed prelude_*.js
+var sectionFiles embed.FS
 
 const preludeName = "prelude.js"
 
@@ -89,6 +95,13 @@ func (rt *runtime) natives() *goja.Object {
 			panic(err)
 		}
 	}
+	set(n, "section", func(name string) (string, error) {
+		body, err := sectionFiles.ReadFile("prelude_" + name + ".js")
+		if err != nil {
+			return "", fmt.Errorf("prelude section %q: %w", name, err)
+		}
+		return "(() => {\n" + string(body) + "\n})()", nil
+	})
 	set(n, "write", rt.write)
 	set(n, "submit", func(c goja.FunctionCall) goja.Value {
 		return rt.submitTool(c.Argument(0).String(), c.Argument(1).String())
