@@ -65,7 +65,7 @@ def main() -> None:
         (Path(d) / "data.json").write_text(data)
         sb.execute("", stdin=f"await fs.writeFile('/workspace/app.log', {json.dumps(log)}); await fs.writeFile('/workspace/data.json', {json.dumps(data)})")
         for name, template, native_tool in (
-            ("grep | cut | sort | uniq -c | sort -rn | head over a 10 MB log", PIPELINE, "grep"),
+            ("grep \\| cut \\| sort \\| uniq -c \\| sort -rn \\| head over a 10 MB log", PIPELINE, "grep"),
             ("jq select/group_by over a 5 MB JSON array", JQ, "jq"),
         ):
             inside_cmd = template.format(f="/workspace/" + ("app.log" if native_tool == "grep" else "data.json"))
