@@ -19,7 +19,7 @@ import re
 import sys
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
@@ -610,35 +610,44 @@ class Runtime:
         on_output: Callable[[str], None] | None,
         stdin: str | bytes | None,
     ) -> RunResult:
-        self._acquire()
+        self._check_not_reentrant()
+        self._lock.acquire()
+        self._lock_owner = threading.get_ident()
         try:
             self.start(code, language, stdin=stdin, on_output=on_output)
             try:
                 while self.has_work():
                     req = self.step()
                     assert req is not None
-                    text, err = handle(req)
-                    if err is not None:
-                        self.resume_error(err, id=req.id)
-                    else:
-                        self._resume_json(req.id, text or "null")
+                    self._answer(req, handle(req))
             finally:
-                if self._running:
-                    self.result()
-            assert self._last is not None
-            self._last._raise_for_error()
-            return self._last
+                self._drain()
+            return self._outcome()
         finally:
             self._release_lock()
 
-    def _acquire(self) -> None:
+    def _answer(self, req: ToolRequest, outcome: tuple[str | None, str | None]) -> None:
+        text, err = outcome
+        if err is not None:
+            self.resume_error(err, id=req.id)
+        else:
+            self._resume_json(req.id, text or "null")
+
+    def _drain(self) -> None:
+        if self._running:
+            self.result()
+
+    def _outcome(self) -> RunResult:
+        assert self._last is not None
+        self._last._raise_for_error()
+        return self._last
+
+    def _check_not_reentrant(self) -> None:
         if self._lock_owner == threading.get_ident():
             raise builtins.RuntimeError(
                 "this sandbox is already running a script in this thread (a tool handler may not run "
                 "scripts on the sandbox that called it)"
             )
-        self._lock.acquire()
-        self._lock_owner = threading.get_ident()
 
     def _release_lock(self) -> None:
         self._lock_owner = None
@@ -652,8 +661,7 @@ class Runtime:
         on_output: Callable[[str], None] | None,
         stdin: str | bytes | None,
     ) -> RunResult:
-        if self._lock_owner == threading.get_ident():
-            raise builtins.RuntimeError("this sandbox is already running a script in this thread")
+        self._check_not_reentrant()
         await asyncio.to_thread(self._lock.acquire)
         self._lock_owner = threading.get_ident()
         try:
@@ -672,17 +680,11 @@ class Runtime:
                             break
                     if batch:
                         answers = await asyncio.gather(*(handle(r) for r in batch))
-                        for req, (text, err) in zip(batch, answers):
-                            if err is not None:
-                                self.resume_error(err, id=req.id)
-                            else:
-                                self._resume_json(req.id, text or "null")
+                        for req, outcome in zip(batch, answers):
+                            self._answer(req, outcome)
             finally:
-                if self._running:
-                    self.result()
-            assert self._last is not None
-            self._last._raise_for_error()
-            return self._last
+                self._drain()
+            return self._outcome()
         finally:
             self._release_lock()
 
@@ -742,9 +744,6 @@ class Runtime:
             self._handle = 0
             self._policy = 0
             self._running = False
-
-    def _entries(self) -> Iterator[str]:  # pragma: no cover - debugging aid
-        yield from self._audit_lines
 
 
 def _release(handle: int, policy: int) -> None:
