@@ -404,3 +404,23 @@ def test_last_result_is_structured():
     assert r.stdout == "x\n" and r.stderr == "y\n" and r.exit_code == 0
     assert r.duration_ms > 0 and r.peak_memory_bytes > 0
     assert [(c.method, c.params, c.ok) for c in r.tool_calls] == [("mcp:t", {"a": 1}, True)]
+
+
+def test_bad_arguments_name_what_is_wrong():
+    with Sandbox() as sb:
+        with pytest.raises(TypeError, match="code must be a str"):
+            sb.execute(123)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="stdin must be str or bytes"):
+            sb.execute("1", stdin=5)  # type: ignore[arg-type]
+        assert sb.execute("return 1") == "1\n"  # still usable
+    with pytest.raises(TypeError, match="tools must be ToolDefinition"):
+        Sandbox(tools=["not a tool"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="capabilities must be MethodCapability"):
+        Sandbox(capabilities=["**"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="tool_handler must be callable"):
+        Sandbox(tool_handler=42)  # type: ignore[arg-type]
+
+
+def test_invalid_utf8_stdin_bytes_are_replaced_not_fatal():
+    with Sandbox() as sb:
+        assert sb.execute("", stdin=b"return '\xff' + 'ok'") == "\ufffdok\n"

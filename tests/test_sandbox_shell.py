@@ -170,3 +170,18 @@ def test_run_language_shell_and_create_sandbox_tool():
     t = create_sandbox_tool(tools=[get_weather])
     assert t.run("tool get_weather --city Tokyo | jq .temp", language="shell") == "22\n"
     assert t.run("echo 'hello' | tr 'a-z' 'A-Z'", language="shell") == "HELLO\n"
+
+
+def test_shell_function_recursion_is_bounded(sb: Sandbox):
+    # Like bash: the runaway call fails with a clear message, the script goes on.
+    assert sb.shell("f() { f; }; f; echo after $?") == "after 1\n"
+    assert "maximum function nesting level exceeded (1000)" in sb.last_stderr
+    assert sb.shell("echo fine") == "fine\n"
+
+
+def test_output_floods_are_capped():
+    with Sandbox() as s:
+        out = s.execute("console.log('x'.repeat(40 * 1024 * 1024))")
+        assert len(out) < 33 * 1024 * 1024
+        assert out.startswith("xxxx") and out.rstrip().endswith("[output truncated at 33554432 bytes]")
+        assert s.shell("echo ok") == "ok\n"
