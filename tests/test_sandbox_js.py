@@ -424,3 +424,30 @@ def test_bad_arguments_name_what_is_wrong():
 def test_invalid_utf8_stdin_bytes_are_replaced_not_fatal():
     with Sandbox() as sb:
         assert sb.execute("", stdin=b"return '\xff' + 'ok'") == "\ufffdok\n"
+
+
+def test_runtime_cleared_means_not_initialized():
+    sb = Sandbox()
+    rt = sb._runtime
+    sb._runtime = None
+    for call in (lambda: sb.execute("1"), lambda: sb.shell("echo hi")):
+        with pytest.raises(builtins.RuntimeError, match="not initialized"):
+            call()
+    assert sb.can_call("mcp:x") is False and sb.get_remaining_calls("cap:method:**") is None
+    rt.close()
+
+
+def test_audit_entries_from_runs(tmp_path):
+    from amla_sandbox import AuditConfig
+
+    log = tmp_path / "audit.jsonl"
+    with Sandbox(tools=defs("t"), tool_handler=lambda m, p: 1, audit_config=AuditConfig(output_path=log, agent_id="agent-7")) as sb:
+        sb.execute("await t({a: 1})")
+        kinds = [e.type for e in sb.get_audit_entries()]
+        assert kinds == ["command_create", "tool_call", "command_exit"]
+        (call,) = sb.get_audit_entries("tool_call")
+        assert call.data["method"] == "mcp:t" and call.data["ok"] is True and call.agent_id == "agent-7"
+        assert sb.audit_collector is not None
+    assert sb._audit_collector is None
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [line["type"] for line in lines] == kinds and lines[0]["agent_id"] == "agent-7"
