@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"amlasandbox/gocore/guest/applets"
 	"amlasandbox/gocore/guest/applets/casefile"
 	"amlasandbox/gocore/guest/hostapi"
-	"amlasandbox/gocore/wire"
 )
 
 // TestCases runs every case of testdata/*.cases: the "$" line is one
@@ -68,34 +66,12 @@ func words(t *testing.T, line string) []string {
 	return args
 }
 
-// toolSpec is one entry of a case's "tools" section.
-type toolSpec struct {
-	wire.ToolInfo
-	Result json.RawMessage `json:"result"`
-	Error  string          `json:"error"`
-}
-
-// fakeTools builds a hostapi.Fake answering with the canned results.
+// fakeTools builds the hostapi.Fake of a case's "tools" section.
 func fakeTools(t *testing.T, spec string) *hostapi.Fake {
 	t.Helper()
-	var specs []toolSpec
-	if err := json.Unmarshal([]byte(spec), &specs); err != nil {
-		t.Fatalf("tools section: %v", err)
-	}
-	fake := &hostapi.Fake{}
-	for _, s := range specs {
-		fake.ToolList = append(fake.ToolList, s.ToolInfo)
-	}
-	fake.Handler = func(method string, _ json.RawMessage) (json.RawMessage, error) {
-		for _, s := range specs {
-			if "mcp:"+s.Name == method {
-				if s.Error != "" {
-					return nil, errors.New(s.Error)
-				}
-				return s.Result, nil
-			}
-		}
-		return nil, errors.New("no handler for " + method)
+	fake, err := casefile.FakeTools(spec)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return fake
 }

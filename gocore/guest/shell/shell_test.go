@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"amlasandbox/gocore/guest/applets/casefile"
 	"amlasandbox/gocore/guest/hostapi"
 	"amlasandbox/gocore/guest/shell"
-	"amlasandbox/gocore/wire"
 )
 
 // sandboxRoot makes a temporary directory standing in for the sandbox's
@@ -70,31 +68,12 @@ func TestCases(t *testing.T) {
 	}
 }
 
-type toolSpec struct {
-	wire.ToolInfo
-	Result json.RawMessage `json:"result"`
-	Error  string          `json:"error"`
-}
-
+// fakeTools builds the hostapi.Fake of a case's "tools" section.
 func fakeTools(t *testing.T, spec string) *hostapi.Fake {
-	var specs []toolSpec
-	if err := json.Unmarshal([]byte(spec), &specs); err != nil {
-		t.Fatalf("tools section: %v", err)
-	}
-	fake := &hostapi.Fake{}
-	for _, s := range specs {
-		fake.ToolList = append(fake.ToolList, s.ToolInfo)
-	}
-	fake.Handler = func(method string, _ json.RawMessage) (json.RawMessage, error) {
-		for _, s := range specs {
-			if "mcp:"+s.Name == method {
-				if s.Error != "" {
-					return nil, errors.New(s.Error)
-				}
-				return s.Result, nil
-			}
-		}
-		return nil, errors.New("no handler for " + method)
+	t.Helper()
+	fake, err := casefile.FakeTools(spec)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return fake
 }
