@@ -86,36 +86,44 @@ func headTailArgs(p *Proc, name string, args []string) (lines countArg, bytes bo
 
 // headApplet prints the first lines (or bytes) of its inputs.
 func headApplet(p *Proc, args []string) int {
-	count, byBytes, files, headers, ok := headTailArgs(p, "head", args[1:])
+	return headTail(p, "head", args, func(out *bufio.Writer, r io.Reader, count countArg, byBytes bool) error {
+		return headOne(out, r, count, byBytes)
+	})
+}
+
+// headTail runs head or tail: the shared flags, one "==> name <==" header
+// per input when there are several, and one(...) on each input.
+func headTail(p *Proc, name string, args []string, one func(*bufio.Writer, io.Reader, countArg, bool) error) int {
+	count, byBytes, files, headers, ok := headTailArgs(p, name, args[1:])
 	if !ok {
 		return 2
 	}
 	out := bufio.NewWriter(p.Stdout)
 	status := 0
-	for i, name := range files {
-		f, err := p.Open(name)
+	for i, file := range files {
+		f, err := p.Open(file)
 		if err != nil {
 			out.Flush()
-			status = p.fileErr("head", name, err)
+			status = p.fileErr(name, file, err)
 			continue
 		}
 		if headers > 0 || headers == 0 && len(files) > 1 {
 			if i > 0 {
 				out.WriteString("\n")
 			}
-			fmt.Fprintf(out, "==> %s <==\n", displayName(name))
+			fmt.Fprintf(out, "==> %s <==\n", displayName(file))
 		}
-		err = headOne(out, f, count, byBytes)
+		err = one(out, f, count, byBytes)
 		f.Close()
 		if err != nil {
 			if brokenPipe(err) {
 				return StatusBrokenPipe
 			}
-			status = p.fileErr("head", name, err)
+			status = p.fileErr(name, file, err)
 		}
 	}
 	if err := out.Flush(); err != nil {
-		return p.writeFailed("head", err)
+		return p.writeFailed(name, err)
 	}
 	return status
 }

@@ -2,45 +2,15 @@ package applets
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 )
 
 // tailApplet prints the last lines (or bytes) of its inputs, or everything
 // from line (byte) N on with +N.
 func tailApplet(p *Proc, args []string) int {
-	count, byBytes, files, headers, ok := headTailArgs(p, "tail", args[1:])
-	if !ok {
-		return 2
-	}
-	out := bufio.NewWriter(p.Stdout)
-	status := 0
-	for i, name := range files {
-		f, err := p.Open(name)
-		if err != nil {
-			out.Flush()
-			status = p.fileErr("tail", name, err)
-			continue
-		}
-		if headers > 0 || headers == 0 && len(files) > 1 {
-			if i > 0 {
-				out.WriteString("\n")
-			}
-			fmt.Fprintf(out, "==> %s <==\n", displayName(name))
-		}
-		err = tailOne(p, out, f, count, byBytes)
-		f.Close()
-		if err != nil {
-			if brokenPipe(err) {
-				return StatusBrokenPipe
-			}
-			status = p.fileErr("tail", name, err)
-		}
-	}
-	if err := out.Flush(); err != nil {
-		return p.writeFailed("tail", err)
-	}
-	return status
+	return headTail(p, "tail", args, func(out *bufio.Writer, r io.Reader, count countArg, byBytes bool) error {
+		return tailOne(p, out, r, count, byBytes)
+	})
 }
 
 func tailOne(p *Proc, out *bufio.Writer, r io.Reader, count countArg, byBytes bool) error {
