@@ -6,14 +6,14 @@ Prints a Markdown table of medians (the numbers in docs/performance.md).
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import median_ms, parse_args
 
 FIRST_RUN = """
 import time
@@ -35,19 +35,8 @@ def fresh_process(cache_dir: str) -> tuple[float, float]:
     return float(imp), float(total)
 
 
-def median_ms(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t) * 1000)
-    return statistics.median(times)
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=5)
-    args = ap.parse_args()
+    args = parse_args()
 
     from amla_sandbox import Sandbox, ToolDefinition
     from amla_sandbox._wasm import get_wasm_path

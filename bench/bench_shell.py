@@ -7,15 +7,14 @@ Prints a Markdown table of medians (the numbers in docs/performance.md).
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import shutil
-import statistics
 import subprocess
 import tempfile
-import time
 from pathlib import Path
+
+from timing import median_ms, parse_args
 
 PIPELINE = "grep ERROR {f} | cut -d' ' -f4 | sort | uniq -c | sort -rn | head -5"
 JQ = "jq '[.[] | select(.status >= 400) | .endpoint] | group_by(.) | map({{e: .[0], n: length}}) | sort_by(.n) | reverse | .[0:3]' {f}"
@@ -43,19 +42,8 @@ def make_json(size: int) -> str:
     return json.dumps(items)
 
 
-def median_ms(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t) * 1000)
-    return statistics.median(times)
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=5)
-    args = ap.parse_args()
+    args = parse_args()
     from amla_sandbox import Sandbox
 
     log, data = make_log(10 * 1024 * 1024), make_json(5 * 1024 * 1024)
