@@ -87,7 +87,18 @@ class Sandbox:
             raise TypeError(f"tool_handler must be callable, got {type(self.tool_handler).__name__}")
         if self.audit_config is not None:
             self._audit_collector = AuditCollector(self.audit_config)
-        self._runtime = Runtime(
+        try:
+            self._runtime = self._new_runtime(pca, trusted)
+        except BaseException:
+            if self._audit_collector is not None:
+                self._audit_collector.close()  # do not leak the open audit file
+                self._audit_collector = None
+            raise
+        if self._audit_collector is not None:
+            self._runtime.set_audit_collector(self._audit_collector)
+
+    def _new_runtime(self, pca: bytes, trusted: list[str]) -> Runtime:
+        return Runtime(
             RuntimeConfig(
                 wasm_path=self.wasm_path,
                 pca_bytes=pca,
@@ -100,8 +111,6 @@ class Sandbox:
                 memory_limit=self.memory_limit,
             )
         )
-        if self._audit_collector is not None:
-            self._runtime.set_audit_collector(self._audit_collector)
 
     # -- handlers -------------------------------------------------------------
 

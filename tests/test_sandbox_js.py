@@ -451,3 +451,20 @@ def test_audit_entries_from_runs(tmp_path):
     assert sb._audit_collector is None
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     assert [line["type"] for line in lines] == kinds and lines[0]["agent_id"] == "agent-7"
+
+
+def test_failed_construction_closes_the_audit_file(tmp_path, monkeypatch):
+    import amla_sandbox.sandbox as sandbox_module
+    from amla_sandbox import AuditCollector, AuditConfig
+
+    closed: list[bool] = []
+
+    class Recording(AuditCollector):
+        def close(self) -> None:
+            closed.append(True)
+            super().close()
+
+    monkeypatch.setattr(sandbox_module, "AuditCollector", Recording)
+    with pytest.raises(amla_sandbox.RuntimeError, match="WASM file not found"):
+        Sandbox(audit_config=AuditConfig(output_path=tmp_path / "a.jsonl"), wasm_path=tmp_path / "missing.wasm")
+    assert closed == [True]
