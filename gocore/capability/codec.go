@@ -7,7 +7,9 @@ import (
 	"strings"
 )
 
-// JSON forms are those of Python's to_dict / from_dict (§2.6). They are
+// JSON forms are those of Python's to_dict / from_dict (§2.6); a
+// capability dict may also carry "kind" ("method" or "tool-call", the
+// Python class), which to_dict never writes. They are
 // decoded with ParseJSON (not encoding/json) so that ints stay ints,
 // NaN/Infinity from Python's json.dumps are accepted, and object order is
 // kept.
@@ -167,6 +169,13 @@ func CapabilityFromValue(v any) (MethodCapability, error) {
 	if x, ok := o.Get("input_schema"); ok {
 		m.InputSchema = x
 	}
+	if x, ok := o.Get("kind"); ok && x != nil {
+		k, isStr := x.(string)
+		if !isStr || (k != MethodCapabilityType && k != ToolCallCapType) {
+			return m, fmt.Errorf("capability: 'kind' must be %q or %q, got %s", MethodCapabilityType, ToolCallCapType, Repr(x))
+		}
+		m.Kind = k
+	}
 	return m, nil
 }
 
@@ -264,6 +273,10 @@ func (m MethodCapability) MarshalJSON() ([]byte, error) {
 	if m.InputSchema != nil {
 		b.WriteString(`, "input_schema": `)
 		writeValue(&b, m.InputSchema, jsonStyle)
+	}
+	if m.Kind != "" {
+		b.WriteString(`, "kind": `)
+		writeJSONString(&b, m.Kind)
 	}
 	b.WriteByte('}')
 	return []byte(b.String()), nil

@@ -46,7 +46,7 @@ func ExamplePolicy() {
 	// allowed
 	// denied: No capability authorizes method 'mcp:delete'. Available patterns: ['mcp:transfer', 'mcp:read/**']
 	// allowed
-	// denied: Call limit exceeded for 'cap:method:mcp:transfer': max 2 calls allowed
+	// denied: Call limit exceeded for 'cap:tool-call:mcp:transfer': max 2 calls allowed
 	// transfers left: 0
 }
 

@@ -1,21 +1,58 @@
 package capability
 
-// MethodCapabilityType is Python's METHOD_CAPABILITY_TYPE.
-const MethodCapabilityType = "method"
+import "strings"
+
+// The two capability type constants of the Python API: 0.1.7's
+// METHOD_CAPABILITY_TYPE and 0.2.8's TOOL_CALL_CAP_TYPE. A capability's
+// Kind is one of them; it decides only the format of the capability's
+// key.
+const (
+	MethodCapabilityType = "method"
+	ToolCallCapType      = "tool-call"
+)
+
+// Key prefixes: a MethodCapability (0.1.7) is keyed "cap:method:<pattern>",
+// a ToolCallCap (0.2.8) "cap:tool-call:<pattern>".
+const (
+	MethodKeyPrefix   = "cap:method:"
+	ToolCallKeyPrefix = "cap:tool-call:"
+)
 
 // MethodCapability grants calls to the methods its pattern matches, under
 // its constraints, at most MaxCalls times per sandbox (nil: unlimited).
-// InputSchema is carried along and never enforced.
+// InputSchema is carried along and never enforced. Kind is
+// MethodCapabilityType for a Python MethodCapability; anything else
+// (normally "") is a ToolCallCap, the class the library builds.
 type MethodCapability struct {
 	MethodPattern string        `json:"method_pattern"`
 	Constraints   ConstraintSet `json:"constraints,omitempty"`
 	MaxCalls      *int64        `json:"max_calls,omitempty"`
 	InputSchema   any           `json:"input_schema,omitempty"`
+	Kind          string        `json:"kind,omitempty"`
 }
 
-// Key names the capability's budget: "cap:method:" + pattern.
-// Capabilities with the same pattern share one key and one budget.
-func (m MethodCapability) Key() string { return "cap:method:" + m.MethodPattern }
+// Key names the capability's budget in its own format: "cap:method:" +
+// pattern for Kind "method", else "cap:tool-call:" + pattern.
+// Capabilities with the same pattern share one budget whatever their
+// kind (see Policy).
+func (m MethodCapability) Key() string {
+	if m.Kind == MethodCapabilityType {
+		return MethodKeyPrefix + m.MethodPattern
+	}
+	return ToolCallKeyPrefix + m.MethodPattern
+}
+
+// PatternOfKey is the pattern a budget key names, in either format; ok is
+// false for any other string.
+func PatternOfKey(key string) (pattern string, ok bool) {
+	if p, found := strings.CutPrefix(key, MethodKeyPrefix); found {
+		return p, true
+	}
+	if p, found := strings.CutPrefix(key, ToolCallKeyPrefix); found {
+		return p, true
+	}
+	return "", false
+}
 
 // ValidateCall checks one call against the pattern and the constraints.
 // It does not consult MaxCalls. A pattern mismatch or a failed constraint
@@ -45,7 +82,8 @@ func (m MethodCapability) checkConstraints(params any) error {
 // IsSubsetOf reports whether m grants no more than parent: its pattern is a
 // subset, parent's constraints subsume m's, and m's budget fits in
 // parent's (an unlimited parent takes anything; a limited parent needs a
-// limited child with MaxCalls <= parent's). InputSchema is ignored.
+// limited child with MaxCalls <= parent's). InputSchema and Kind are
+// ignored.
 func (m MethodCapability) IsSubsetOf(parent MethodCapability) bool {
 	if !PatternIsSubset(m.MethodPattern, parent.MethodPattern) {
 		return false

@@ -7,37 +7,78 @@ import (
 )
 
 // Policy authorises the calls of one sandbox (§2.7): an ordered list of
-// capabilities and a budget table keyed by capability key. It is safe for
-// concurrent use; a decision and the budget it spends happen under one
-// lock, so two concurrent calls cannot both spend the last unit.
+// capabilities and a budget table. It is safe for concurrent use; a
+// decision and the budget it spends happen under one lock, so two
+// concurrent calls cannot both spend the last unit.
+//
+// Budgets are kept per pattern, so a "method" and a "tool-call"
+// capability with the same pattern share one counter (API-0.2.md D4).
+// Each budget is reported under the key of the last limited capability
+// with its pattern (the one that set the counter), and looked up by a key
+// in either format.
 //
 // Policy satisfies the host package's Authorizer interface.
 type Policy struct {
-	mu        sync.Mutex
-	caps      []MethodCapability
-	remaining map[string]int64
+	mu      sync.Mutex
+	caps    []MethodCapability
+	budgets map[string]*budget // by pattern
+	order   []string           // patterns, in the order their budgets were created
+	grants  []string           // PCA-granted patterns; nil: no PCA restriction
 }
 
-// NewPolicy copies caps and builds the budget table: one entry per key of
-// a limited capability, set by the last limited capability with that key.
-// A negative max_calls is a budget of zero.
+type budget struct {
+	left int64
+	key  string // the reported key
+}
+
+// Count is one row of the budget table: a key in its reported format and
+// the calls left.
+type Count struct {
+	Key       string
+	Remaining int64
+}
+
+// NewPolicy copies caps and builds the budget table: one entry per
+// pattern of a limited capability, set by the last limited capability
+// with that pattern. A negative max_calls is a budget of zero.
 func NewPolicy(caps []MethodCapability) *Policy {
-	p := &Policy{caps: append([]MethodCapability(nil), caps...), remaining: map[string]int64{}}
+	p := &Policy{caps: append([]MethodCapability(nil), caps...), budgets: map[string]*budget{}}
 	for _, c := range caps {
-		if c.MaxCalls != nil {
-			p.remaining[c.Key()] = max(*c.MaxCalls, 0)
+		if c.MaxCalls == nil {
+			continue
 		}
+		b, ok := p.budgets[c.MethodPattern]
+		if !ok {
+			b = &budget{}
+			p.budgets[c.MethodPattern] = b
+			p.order = append(p.order, c.MethodPattern)
+		}
+		b.left, b.key = max(*c.MaxCalls, 0), c.Key()
 	}
 	return p
 }
 
 // SetCapabilities replaces the capability list; the budget table is kept
-// as it is (keys it lacks are unlimited), as when Python code assigns
+// as it is (patterns it lacks are unlimited), as when Python code assigns
 // Runtime._capabilities.
 func (p *Policy) SetCapabilities(caps []MethodCapability) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.caps = append([]MethodCapability(nil), caps...)
+}
+
+// SetGrants restricts the policy to the methods a PCA grants: when
+// patterns is non-nil, a call whose method matches none of them is denied
+// before any capability is consulted. nil lifts the restriction; an
+// empty, non-nil list denies every call.
+func (p *Policy) SetGrants(patterns []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if patterns == nil {
+		p.grants = nil
+		return
+	}
+	p.grants = append([]string{}, patterns...)
 }
 
 // Capabilities returns a copy of the capability list.
@@ -47,22 +88,32 @@ func (p *Policy) Capabilities() []MethodCapability {
 	return append([]MethodCapability(nil), p.caps...)
 }
 
-// Remaining returns the budget left for key; ok is false when the key has
-// no budget (unknown or unlimited).
+// Remaining returns the budget left for key, which may be in either
+// format ("cap:method:<p>" or "cap:tool-call:<p>"); ok is false when the
+// key has no budget (unknown, unlimited or not a key at all).
 func (p *Policy) Remaining(key string) (n int64, ok bool) {
+	pattern, isKey := PatternOfKey(key)
+	if !isKey {
+		return 0, false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n, ok = p.remaining[key]
-	return n, ok
+	b, ok := p.budgets[pattern]
+	if !ok {
+		return 0, false
+	}
+	return b.left, true
 }
 
-// Counts returns a snapshot of the budget table.
-func (p *Policy) Counts() map[string]int64 {
+// Counts returns a snapshot of the budget table in capability-list order,
+// each budget under its reported key.
+func (p *Policy) Counts() []Count {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]int64, len(p.remaining))
-	for k, v := range p.remaining {
-		out[k] = v
+	out := make([]Count, len(p.order))
+	for i, pattern := range p.order {
+		b := p.budgets[pattern]
+		out[i] = Count{Key: b.key, Remaining: b.left}
 	}
 	return out
 }
@@ -112,6 +163,12 @@ func (p *Policy) decideValue(method string, load func() any, consume bool) error
 	p.mu.Lock()
 	defer p.mu.Unlock()
 
+	if p.grants != nil && !matchesAny(method, p.grants) {
+		return &CapabilityError{
+			Message: "PCA does not grant method '" + method + "'. Granted patterns: " + reprStrings(p.grants),
+		}
+	}
+
 	var (
 		params    any
 		loaded    bool
@@ -134,20 +191,21 @@ func (p *Policy) decideValue(method string, load func() any, consume bool) error
 				continue
 			}
 		}
-		key := c.Key()
-		if left, tracked := p.remaining[key]; tracked {
-			if left <= 0 {
+		if b, tracked := p.budgets[c.MethodPattern]; tracked {
+			if b.left <= 0 {
 				if exhausted == nil {
 					var limit int64
 					if c.MaxCalls != nil {
 						limit = *c.MaxCalls
 					}
-					exhausted = &CallLimitExceededError{CapabilityKey: key, MaxCalls: limit}
+					// The exhausted capability's own key, whichever
+					// capability's key the budget is reported under.
+					exhausted = &CallLimitExceededError{CapabilityKey: c.Key(), MaxCalls: limit}
 				}
 				continue
 			}
 			if consume {
-				p.remaining[key] = left - 1
+				b.left--
 			}
 		}
 		return nil
@@ -179,4 +237,13 @@ func (p *Policy) decideValue(method string, load func() any, consume bool) error
 	return &CapabilityError{
 		Message: "No capability authorizes method '" + method + "'. Available patterns: " + reprStrings(patterns),
 	}
+}
+
+func matchesAny(method string, patterns []string) bool {
+	for _, pat := range patterns {
+		if Match(method, pat) {
+			return true
+		}
+	}
+	return false
 }

@@ -11,13 +11,40 @@ import (
 func limit(n int64) *int64 { return &n }
 
 func TestMethodCapabilityKey(t *testing.T) {
-	for pattern, want := range map[string]string{
-		"stripe/charges/*": "cap:method:stripe/charges/*",
-		"**":               "cap:method:**",
-		"mcp:add":          "cap:method:mcp:add",
-	} {
-		if got := (MethodCapability{MethodPattern: pattern}).Key(); got != want {
-			t.Errorf("Key(%q) = %q", pattern, got)
+	tests := []struct {
+		kind, pattern, want string
+	}{
+		{"method", "stripe/charges/*", "cap:method:stripe/charges/*"},
+		{"method", "**", "cap:method:**"},
+		{"method", "mcp:add", "cap:method:mcp:add"},
+		{"tool-call", "mcp:add", "cap:tool-call:mcp:add"},
+		{"", "mcp:add", "cap:tool-call:mcp:add"},
+		{"", "", "cap:tool-call:"},
+	}
+	for _, tt := range tests {
+		if got := (MethodCapability{MethodPattern: tt.pattern, Kind: tt.kind}).Key(); got != tt.want {
+			t.Errorf("Key(%q, kind %q) = %q, want %q", tt.pattern, tt.kind, got, tt.want)
+		}
+	}
+}
+
+func TestPatternOfKey(t *testing.T) {
+	tests := []struct {
+		key, pattern string
+		ok           bool
+	}{
+		{"cap:method:mcp:add", "mcp:add", true},
+		{"cap:tool-call:mcp:add", "mcp:add", true},
+		{"cap:tool-call:", "", true},
+		{"cap:method:cap:tool-call:x", "cap:tool-call:x", true},
+		{"mcp:add", "", false},
+		{"cap:tool_call:mcp:add", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		p, ok := PatternOfKey(tt.key)
+		if p != tt.pattern || ok != tt.ok {
+			t.Errorf("PatternOfKey(%q) = %q, %v; want %q, %v", tt.key, p, ok, tt.pattern, tt.ok)
 		}
 	}
 }
@@ -178,7 +205,7 @@ func TestPolicyBudgets(t *testing.T) {
 		}
 		err := p.Authorize("mcp:x", nil)
 		var cl *CallLimitExceededError
-		if !errors.As(err, &cl) || err.Error() != "Call limit exceeded for 'cap:method:**': max 3 calls allowed" {
+		if !errors.As(err, &cl) || err.Error() != "Call limit exceeded for 'cap:tool-call:**': max 3 calls allowed" {
 			t.Fatalf("%v", err)
 		}
 	})
@@ -207,7 +234,8 @@ func TestPolicyBudgets(t *testing.T) {
 			{MethodPattern: "admin/*"},
 		})
 		got := p.Counts()
-		if len(got) != 2 || got["cap:method:read/*"] != 100 || got["cap:method:write/*"] != 10 {
+		want := []Count{{"cap:tool-call:read/*", 100}, {"cap:tool-call:write/*", 10}}
+		if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 			t.Fatal(got)
 		}
 		if _, ok := p.Remaining("cap:method:admin/*"); ok {
@@ -288,7 +316,7 @@ func TestPolicyBudgets(t *testing.T) {
 		}
 		authorize(p, "a", `{"x": 1}`)
 		authorize(p, "a", `{"x": 1}`)
-		if got := authorize(p, "a", `{"x": 1}`); got != "Call limit exceeded for 'cap:method:a': max 0 calls allowed" {
+		if got := authorize(p, "a", `{"x": 1}`); got != "Call limit exceeded for 'cap:tool-call:a': max 0 calls allowed" {
 			t.Fatal(got)
 		}
 	})
@@ -302,10 +330,10 @@ func TestPolicyBudgets(t *testing.T) {
 	})
 	t.Run("zero and negative budgets", func(t *testing.T) {
 		p := NewPolicy([]MethodCapability{{MethodPattern: "a", MaxCalls: limit(0)}, {MethodPattern: "b", MaxCalls: limit(-3)}})
-		if got := authorize(p, "a", "{}"); got != "Call limit exceeded for 'cap:method:a': max 0 calls allowed" {
+		if got := authorize(p, "a", "{}"); got != "Call limit exceeded for 'cap:tool-call:a': max 0 calls allowed" {
 			t.Fatal(got)
 		}
-		if got := authorize(p, "b", "{}"); got != "Call limit exceeded for 'cap:method:b': max -3 calls allowed" {
+		if got := authorize(p, "b", "{}"); got != "Call limit exceeded for 'cap:tool-call:b': max -3 calls allowed" {
 			t.Fatal(got)
 		}
 		if n, ok := p.Remaining("cap:method:b"); !ok || n != 0 {
@@ -417,4 +445,147 @@ func TestErrorTexts(t *testing.T) {
 	if got := (&TypeMismatchError{"path", "string", "int"}).Error(); got != "Type mismatch for path: expected string, got int" {
 		t.Fatal(got)
 	}
+}
+
+// API-0.2.md D4: budgets per pattern, reported in each capability's own
+// key format, looked up in either.
+func TestPolicyKeyFormats(t *testing.T) {
+	method := func(p string, n int64) MethodCapability {
+		return MethodCapability{MethodPattern: p, MaxCalls: limit(n), Kind: MethodCapabilityType}
+	}
+	toolCall := func(p string, n int64) MethodCapability {
+		return MethodCapability{MethodPattern: p, MaxCalls: limit(n), Kind: ToolCallCapType}
+	}
+	tests := []struct {
+		name       string
+		caps       []MethodCapability
+		calls      []string // methods authorised in turn
+		wantErrs   []string // "" or the denial, one per call
+		wantCounts []Count
+	}{
+		{
+			name:       "method keys",
+			caps:       []MethodCapability{method("mcp:add", 1)},
+			calls:      []string{"mcp:add", "mcp:add"},
+			wantErrs:   []string{"", "Call limit exceeded for 'cap:method:mcp:add': max 1 calls allowed"},
+			wantCounts: []Count{{"cap:method:mcp:add", 0}},
+		},
+		{
+			name:       "tool-call keys",
+			caps:       []MethodCapability{toolCall("mcp:add", 1)},
+			calls:      []string{"mcp:add", "mcp:add"},
+			wantErrs:   []string{"", "Call limit exceeded for 'cap:tool-call:mcp:add': max 1 calls allowed"},
+			wantCounts: []Count{{"cap:tool-call:mcp:add", 0}},
+		},
+		{
+			name: "same pattern shares one counter, reported in the last limited one's format",
+			caps: []MethodCapability{method("mcp:a", 5), toolCall("mcp:a", 2)},
+			// The first capability is exhausted when the shared counter is;
+			// the error names the first exhausted capability's own key.
+			calls:      []string{"mcp:a", "mcp:a", "mcp:a"},
+			wantErrs:   []string{"", "", "Call limit exceeded for 'cap:method:mcp:a': max 5 calls allowed"},
+			wantCounts: []Count{{"cap:tool-call:mcp:a", 0}},
+		},
+		{
+			name:       "capability-list order, not sorted",
+			caps:       []MethodCapability{toolCall("z", 1), method("a", 2), toolCall("m", 3), toolCall("z", 4)},
+			calls:      []string{"a"},
+			wantErrs:   []string{""},
+			wantCounts: []Count{{"cap:tool-call:z", 4}, {"cap:method:a", 1}, {"cap:tool-call:m", 3}},
+		},
+		{
+			name:       "unlimited same-pattern capability draws from and is blocked by the shared counter",
+			caps:       []MethodCapability{method("b", 1), {MethodPattern: "b"}},
+			calls:      []string{"b", "b"},
+			wantErrs:   []string{"", "Call limit exceeded for 'cap:method:b': max 1 calls allowed"},
+			wantCounts: []Count{{"cap:method:b", 0}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewPolicy(tt.caps)
+			for i, m := range tt.calls {
+				if got := authorize(p, m, "{}"); got != tt.wantErrs[i] {
+					t.Errorf("call %d (%s): got %q, want %q", i, m, got, tt.wantErrs[i])
+				}
+			}
+			got := p.Counts()
+			if len(got) != len(tt.wantCounts) {
+				t.Fatalf("Counts() = %v, want %v", got, tt.wantCounts)
+			}
+			for i := range got {
+				if got[i] != tt.wantCounts[i] {
+					t.Fatalf("Counts() = %v, want %v", got, tt.wantCounts)
+				}
+				// Either prefix finds the budget.
+				pattern, _ := PatternOfKey(got[i].Key)
+				for _, k := range []string{MethodKeyPrefix + pattern, ToolCallKeyPrefix + pattern} {
+					if n, ok := p.Remaining(k); !ok || n != got[i].Remaining {
+						t.Errorf("Remaining(%q) = %d, %v; want %d", k, n, ok, got[i].Remaining)
+					}
+				}
+			}
+			for _, k := range []string{"nope", "cap:tool_call:a", "cap:method:unknown"} {
+				if _, ok := p.Remaining(k); ok {
+					t.Errorf("Remaining(%q) found a budget", k)
+				}
+			}
+		})
+	}
+}
+
+func TestPolicyGrants(t *testing.T) {
+	all := []MethodCapability{{MethodPattern: "**"}}
+	tests := []struct {
+		name   string
+		grants []string
+		method string
+		want   string
+	}{
+		{"no grants set", nil, "mcp:x", ""},
+		{"granted exactly", []string{"mcp:x"}, "mcp:x", ""},
+		{"granted by wildcard", []string{"db/*"}, "db/query", ""},
+		{"granted by **", []string{"**"}, "anything/at/all", ""},
+		{"not granted", []string{"mcp:read", "db/*"}, "mcp:write",
+			"PCA does not grant method 'mcp:write'. Granted patterns: ['mcp:read', 'db/*']"},
+		{"empty grant list denies all", []string{}, "mcp:x",
+			"PCA does not grant method 'mcp:x'. Granted patterns: []"},
+		{"quotes in patterns use Python repr", []string{"it's"}, "mcp:x",
+			`PCA does not grant method 'mcp:x'. Granted patterns: ["it's"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewPolicy(all)
+			p.SetGrants(tt.grants)
+			if got := authorize(p, tt.method, "{}"); got != tt.want {
+				t.Errorf("Authorize: got %q, want %q", got, tt.want)
+			}
+			check := ""
+			if err := p.Check(tt.method, json.RawMessage("{}")); err != nil {
+				check = err.Error()
+			}
+			if check != tt.want {
+				t.Errorf("Check: got %q, want %q", check, tt.want)
+			}
+		})
+	}
+	t.Run("granted but no capability", func(t *testing.T) {
+		p := NewPolicy([]MethodCapability{{MethodPattern: "mcp:a"}})
+		p.SetGrants([]string{"**"})
+		if got := authorize(p, "mcp:b", "{}"); got != "No capability authorizes method 'mcp:b'. Available patterns: ['mcp:a']" {
+			t.Error(got)
+		}
+	})
+	t.Run("denied by grants spends nothing", func(t *testing.T) {
+		p := NewPolicy([]MethodCapability{{MethodPattern: "**", MaxCalls: limit(1)}})
+		p.SetGrants([]string{"mcp:a"})
+		_ = authorize(p, "mcp:b", "{}")
+		if n, _ := p.Remaining("cap:tool-call:**"); n != 1 {
+			t.Errorf("remaining %d after a grant denial", n)
+		}
+		p.SetGrants(nil)
+		if got := authorize(p, "mcp:b", "{}"); got != "" {
+			t.Errorf("after SetGrants(nil): %q", got)
+		}
+	})
 }

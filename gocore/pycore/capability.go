@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"amlasandbox/gocore/capability"
@@ -240,7 +242,25 @@ func PolicyCheck(h int64, method, paramsJSON string) (out string) {
 	return ""
 }
 
-// PolicyRemaining is the budget left for key, or -1 when the key has no
+// PolicySetGrants restricts a Policy to the methods a PCA grants:
+// patternsJSON is a JSON list of patterns, or "null" to lift the
+// restriction (see capability.Policy.SetGrants).
+func PolicySetGrants(h int64, patternsJSON string) (err error) {
+	defer recoverTo(&err)
+	p, ok := policies.get(h)
+	if !ok {
+		return errPolicyClosed
+	}
+	var patterns []string
+	if err := json.Unmarshal([]byte(patternsJSON), &patterns); err != nil {
+		return fmt.Errorf("granted patterns must be a JSON list of str or null: %v", err)
+	}
+	p.SetGrants(patterns)
+	return nil
+}
+
+// PolicyRemaining is the budget left for key (in either format,
+// "cap:method:<p>" or "cap:tool-call:<p>"), or -1 when the key has no
 // budget (unknown or unlimited) or the handle is closed.
 func PolicyRemaining(h int64, key string) (n int64) {
 	defer func() {
@@ -259,7 +279,8 @@ func PolicyRemaining(h int64, key string) (n int64) {
 	return left
 }
 
-// PolicyCounts is the budget table as a JSON object {key: remaining}.
+// PolicyCounts is the budget table as a JSON object {key: remaining}, in
+// capability-list order, each key in its capability's own format.
 func PolicyCounts(h int64) (out string) {
 	defer func() {
 		if recover() != nil {
@@ -270,11 +291,7 @@ func PolicyCounts(h int64) (out string) {
 	if !ok {
 		return "{}"
 	}
-	b, err := json.Marshal(p.Counts())
-	if err != nil {
-		return "{}"
-	}
-	return string(b)
+	return countsJSON(p.Counts())
 }
 
 // PCAGenerateSeed returns 32 random bytes as hex.
@@ -347,4 +364,21 @@ func PCAVerify(cborHex, trustedJSON string) (out string, err error) {
 	}
 	b, err := json.Marshal(tok.Patterns)
 	return string(b), err
+}
+
+// countsJSON writes counts as a JSON object, keeping their order.
+func countsJSON(counts []capability.Count) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, c := range counts {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		k, _ := json.Marshal(c.Key)
+		b.Write(k)
+		b.WriteString(": ")
+		b.WriteString(strconv.FormatInt(c.Remaining, 10))
+	}
+	b.WriteByte('}')
+	return b.String()
 }
