@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"amlasandbox/gocore/wire"
 )
 
 var testGuest *GuestModule
@@ -53,25 +55,30 @@ func newTestSandbox(t *testing.T, lim Limits, auth Authorizer) *Sandbox {
 }
 
 // drive answers every request with answer(method, params) and returns the result.
-func drive(t *testing.T, r *Run, answer func(Event) (string, error)) Result {
+func drive(t *testing.T, r *Run, answer func(wire.Event) (string, error)) wire.Result {
 	t.Helper()
 	for {
-		ev := r.Next()
+		ev := r.Step(time.Second, true)
 		switch ev.Kind {
-		case "done":
-			return r.Result()
-		case "request":
+		case wire.EventDone:
+			if ev.Result == nil {
+				t.Fatal("done event without a result")
+			}
+			return *ev.Result
+		case wire.EventRequest:
 			res, err := answer(ev)
 			if err != nil {
-				r.ResumeError(ev.ID, err.Error())
+				r.ResumeError(ev.ID, wire.CodeInternal, err.Error())
 			} else if err := r.Resume(ev.ID, res); err != nil {
 				t.Fatal(err)
 			}
+		case wire.EventWaiting:
+			t.Fatalf("script waits on %v, which drive answered already", ev.IDs)
 		}
 	}
 }
 
-func run(t *testing.T, sb *Sandbox, code string, answer func(Event) (string, error)) Result {
+func run(t *testing.T, sb *Sandbox, code string, answer func(wire.Event) (string, error)) wire.Result {
 	t.Helper()
 	r, err := sb.Start("shell", code, "", false, false)
 	if err != nil {
@@ -97,7 +104,7 @@ func TestOutputAndExit(t *testing.T) {
 func TestToolCalls(t *testing.T) {
 	sb := newTestSandbox(t, Limits{}, denyList{"mcp:secret": "No capability authorizes method 'mcp:secret'"})
 	seen := 0
-	answer := func(ev Event) (string, error) {
+	answer := func(ev wire.Event) (string, error) {
 		seen++
 		if ev.Method == "mcp:fail" {
 			return "", errors.New("boom")
@@ -125,13 +132,18 @@ func TestBatchQueuedTogether(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var reqs []Event
+	var reqs []wire.Event
 	for len(reqs) < 10 {
-		ev := r.Next()
-		if ev.Kind != "request" {
+		ev := r.Step(time.Second, true)
+		if ev.Kind != wire.EventRequest {
 			t.Fatalf("got %+v before all 10 requests", ev)
 		}
 		reqs = append(reqs, ev)
+	}
+	// All ten are handed out and the guest blocks: the run says so
+	// instead of blocking the driver.
+	if ev := r.Step(2*time.Second, true); ev.Kind != wire.EventWaiting || len(ev.IDs) != 10 {
+		t.Fatalf("after taking 10 requests: %+v", ev)
 	}
 	for i := len(reqs) - 1; i >= 0; i-- { // answer in reverse
 		r.Resume(reqs[i].ID, "null")
@@ -146,7 +158,7 @@ func TestTimeoutThenUsable(t *testing.T) {
 	sb := newTestSandbox(t, Limits{Timeout: 300 * time.Millisecond}, nil)
 	start := time.Now()
 	res := run(t, sb, "spin", nil)
-	if res.ErrorKind != ErrKindTimeout {
+	if res.ErrorKind != wire.ErrKindTimeout {
 		t.Fatalf("got %+v", res)
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -159,7 +171,7 @@ func TestTimeoutThenUsable(t *testing.T) {
 
 func TestTimeBlockedOnPythonDoesNotCount(t *testing.T) {
 	sb := newTestSandbox(t, Limits{Timeout: 200 * time.Millisecond}, nil)
-	res := run(t, sb, `call mcp:slow {}`, func(Event) (string, error) {
+	res := run(t, sb, `call mcp:slow {}`, func(wire.Event) (string, error) {
 		time.Sleep(500 * time.Millisecond)
 		return `"late"`, nil
 	})
@@ -171,7 +183,7 @@ func TestTimeBlockedOnPythonDoesNotCount(t *testing.T) {
 func TestMemoryLimitThenUsable(t *testing.T) {
 	sb := newTestSandbox(t, Limits{MemoryLimit: 64 << 20}, nil)
 	res := run(t, sb, "alloc", nil)
-	if res.ErrorKind != ErrKindMemory {
+	if res.ErrorKind != wire.ErrKindMemory {
 		t.Fatalf("got %+v", res)
 	}
 	if strings.Contains(res.Stderr, "goroutine") {
@@ -224,5 +236,146 @@ func TestCorruptCacheIsRecompiled(t *testing.T) {
 	}
 	if st, err := os.Stat(cache); err != nil || st.Size() < 1000 {
 		t.Fatalf("cache not rewritten: %v", err)
+	}
+}
+
+func TestSleepCountsAgainstTimeout(t *testing.T) {
+	sb := newTestSandbox(t, Limits{Timeout: 300 * time.Millisecond}, nil)
+	start := time.Now()
+	res := run(t, sb, "sleep 8000", nil)
+	if res.ErrorKind != wire.ErrKindTimeout {
+		t.Fatalf("got %+v", res)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("a sleeping script outlived its timeout: %s", d)
+	}
+	if res := run(t, sb, "sleep 10", nil); res.Stdout != "slept\n" || res.ErrorKind != "" {
+		t.Fatalf("short sleep: %+v", res)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	for _, code := range []string{"spin", "sleep 60000", `call mcp:never {}`} {
+		t.Run(code, func(t *testing.T) {
+			sb := newTestSandbox(t, Limits{}, nil)
+			r, err := sb.Start("shell", code, "", false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev := r.Step(100*time.Millisecond, true); ev.Kind == wire.EventDone {
+				t.Fatalf("ended early: %+v", ev)
+			}
+			start := time.Now()
+			r.Cancel()
+			res := r.Result()
+			if d := time.Since(start); d > 200*time.Millisecond {
+				t.Fatalf("cancel took %s", d)
+			}
+			if res.ErrorKind != wire.ErrKindCancelled {
+				t.Fatalf("got %+v", res)
+			}
+			if res := run(t, sb, "echo again", nil); res.Stdout != "again\n" {
+				t.Fatalf("after cancel: %+v", res)
+			}
+		})
+	}
+}
+
+func TestCloseDuringSleepIsQuick(t *testing.T) {
+	sb, err := NewSandbox(testGuest, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sb.Start("shell", "sleep 60000", "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Step(100*time.Millisecond, true)
+	start := time.Now()
+	sb.Close()
+	if d := time.Since(start); d > 200*time.Millisecond {
+		t.Fatalf("close took %s", d)
+	}
+}
+
+func TestStepReportsBusy(t *testing.T) {
+	sb := newTestSandbox(t, Limits{Timeout: 500 * time.Millisecond}, nil)
+	r, err := sb.Start("shell", "spin", "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := r.Step(20*time.Millisecond, true); ev.Kind != wire.EventBusy {
+		t.Fatalf("got %+v", ev)
+	}
+	r.Cancel()
+	r.WaitDone()
+}
+
+func TestPayloadRefusedBeforePython(t *testing.T) {
+	sb := newTestSandbox(t, Limits{}, nil)
+	cases := []struct{ params, want string }{
+		{`{"\ud800":1}`, "err Invalid payload JSON: a lone surrogate"},
+		{strings.Repeat("[", 600) + strings.Repeat("]", 600), "err Invalid payload JSON: nested more than 500"},
+		{`{"n":` + strings.Repeat("7", 5000) + `}`, "err Invalid payload JSON: a number of 5000"},
+	}
+	for _, c := range cases {
+		res := run(t, sb, "call mcp:echo "+c.params, func(wire.Event) (string, error) {
+			t.Errorf("Python was handed %s", c.params[:20])
+			return "null", nil
+		})
+		if !strings.HasPrefix(res.Stdout, c.want) {
+			t.Errorf("%.20s: got %q want prefix %q", c.params, res.Stdout, c.want)
+		}
+		if len(res.ToolCalls) != 1 || len(res.ToolCalls[0].Params) > 400 || res.ToolCalls[0].Code != wire.CodeInvalidRequest {
+			t.Errorf("%.20s: record %+v", c.params, res.ToolCalls)
+		}
+	}
+}
+
+func TestToolCallsPerRunCapped(t *testing.T) {
+	sb := newTestSandbox(t, Limits{MaxToolCalls: 3}, nil)
+	r, err := sb.Start("shell", "batch", "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := drive(t, r, func(wire.Event) (string, error) { return "null", nil })
+	if res.ErrorKind != wire.ErrKindRuntime || res.Error != "Execution exceeded maximum steps (3)" {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+type panicky struct{}
+
+func (panicky) Authorize(string, json.RawMessage) error { panic("bug in the authorizer") }
+
+func TestHostFunctionPanicEndsRunNotProcess(t *testing.T) {
+	sb := newTestSandbox(t, Limits{}, panicky{})
+	res := run(t, sb, `call mcp:x {}`, nil)
+	if res.ErrorKind != wire.ErrKindRuntime || !strings.Contains(res.Error, "tool_submit") || !strings.Contains(res.Error, "bug in the authorizer") {
+		t.Fatalf("got %+v", res)
+	}
+	if strings.Contains(res.Error, "\n") {
+		t.Fatalf("error carries a backtrace: %q", res.Error)
+	}
+}
+
+func TestSpawnChildProcess(t *testing.T) {
+	sb := newTestSandbox(t, Limits{}, nil)
+	res := run(t, sb, "spawn echo from-child", nil)
+	if res.Stdout != "child exit=0 out=\"from-child\\n\" err=\"to stderr\\n\" error=\"\"\n" {
+		t.Fatalf("got %q", res.Stdout)
+	}
+	res = run(t, sb, "nest 0", nil)
+	if !strings.Contains(res.Stdout, "nesting limit reached") || res.ExitCode != 126 {
+		t.Fatalf("nesting: %+v", res)
+	}
+	start := time.Now()
+	sbT := newTestSandbox(t, Limits{Timeout: 300 * time.Millisecond}, nil)
+	if res := run(t, sbT, "spawn spin", nil); res.ErrorKind != wire.ErrKindTimeout || time.Since(start) > time.Second {
+		t.Fatalf("child spin: %+v after %s", res, time.Since(start))
+	}
+	sbM := newTestSandbox(t, Limits{MemoryLimit: 64 << 20}, nil)
+	if res := run(t, sbM, "spawn alloc", nil); res.ErrorKind != wire.ErrKindMemory {
+		t.Fatalf("child alloc: %+v", res)
 	}
 }

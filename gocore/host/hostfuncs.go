@@ -1,14 +1,21 @@
 package host
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/bytecodealliance/wasmtime-go/v39"
 
 	"amlasandbox/gocore/wire"
 )
 
 // newLinker defines WASI and the host functions of package wire. The
-// functions are store-independent: each finds its Run through the store's
-// data, so one linker serves every run.
+// functions are store-independent: each finds its process through the
+// store's data, so one linker serves every run.
+//
+// Every function recovers its own panics into a trap: wasmtime-go would
+// otherwise re-raise a host function's panic after Call returns, and a
+// panic that reaches the Python extension aborts the interpreter.
 func newLinker(eng *wasmtime.Engine) (*wasmtime.Linker, error) {
 	l := wasmtime.NewLinker(eng)
 	if err := l.DefineWasi(); err != nil {
@@ -18,41 +25,81 @@ func newLinker(eng *wasmtime.Engine) (*wasmtime.Linker, error) {
 		name string
 		fn   any
 	}{
-		{wire.FnInputLen, func(c *wasmtime.Caller) int32 {
-			return int32(len(runOf(c).input))
+		{wire.FnInputLen, func(c *wasmtime.Caller) (n int32, trap *wasmtime.Trap) {
+			defer guard(wire.FnInputLen, &trap)
+			return int32(len(procOf(c).input)), nil
 		}},
-		{wire.FnInputRead, func(c *wasmtime.Caller, ptr int32) *wasmtime.Trap {
-			r := runOf(c)
-			return copyOut(c, ptr, r.input)
+		{wire.FnInputRead, func(c *wasmtime.Caller, ptr int32) (trap *wasmtime.Trap) {
+			defer guard(wire.FnInputRead, &trap)
+			return copyOut(c, ptr, procOf(c).input)
 		}},
-		{wire.FnOutput, func(c *wasmtime.Caller, fd, ptr, n int32) *wasmtime.Trap {
+		{wire.FnOutput, func(c *wasmtime.Caller, fd, ptr, n int32) (trap *wasmtime.Trap) {
+			defer guard(wire.FnOutput, &trap)
 			b, trap := guestBytes(c, ptr, n)
 			if trap != nil {
 				return trap
 			}
-			runOf(c).write(int(fd), b)
+			procOf(c).write(int(fd), b)
 			return nil
 		}},
-		{wire.FnToolSubmit, func(c *wasmtime.Caller, ptr, n int32) (int64, *wasmtime.Trap) {
+		{wire.FnToolSubmit, func(c *wasmtime.Caller, ptr, n int32) (id int64, trap *wasmtime.Trap) {
+			defer guard(wire.FnToolSubmit, &trap)
 			b, trap := guestBytes(c, ptr, n)
 			if trap != nil {
 				return 0, trap
 			}
-			return runOf(c).submit(b), nil
+			id, err := procOf(c).submit(b)
+			if err != nil {
+				return 0, wasmtime.NewTrap(err.Error())
+			}
+			return id, nil
 		}},
-		{wire.FnToolWait, func(c *wasmtime.Caller) (int32, *wasmtime.Trap) {
-			return runOf(c).wait()
+		{wire.FnToolWait, func(c *wasmtime.Caller, timeoutMS int64) (n int32, trap *wasmtime.Trap) {
+			defer guard(wire.FnToolWait, &trap)
+			n, err := procOf(c).wait(timeoutMS)
+			if err != nil {
+				return 0, wasmtime.NewTrap(err.Error())
+			}
+			return n, nil
 		}},
-		{wire.FnExitStatus, func(c *wasmtime.Caller, code int32) {
-			r := runOf(c)
-			r.mu.Lock()
-			r.exitStatus, r.exitSet = int(code), true
-			r.mu.Unlock()
+		{wire.FnToolTake, func(c *wasmtime.Caller, ptr int32) (trap *wasmtime.Trap) {
+			defer guard(wire.FnToolTake, &trap)
+			p := procOf(c)
+			trap = copyOut(c, ptr, p.taken)
+			p.taken = nil
+			return trap
 		}},
-		{wire.FnToolTake, func(c *wasmtime.Caller, ptr int32) *wasmtime.Trap {
-			r := runOf(c)
-			trap := copyOut(c, ptr, r.taken)
-			r.taken = nil
+		{wire.FnExitStatus, func(c *wasmtime.Caller, code int32) (trap *wasmtime.Trap) {
+			defer guard(wire.FnExitStatus, &trap)
+			p := procOf(c)
+			p.exitStatus, p.exitSet = int(code), true
+			return nil
+		}},
+		{wire.FnSleep, func(c *wasmtime.Caller, ms int64) (trap *wasmtime.Trap) {
+			defer guard(wire.FnSleep, &trap)
+			if err := procOf(c).run.sleep(time.Duration(ms) * time.Millisecond); err != nil {
+				return wasmtime.NewTrap(err.Error())
+			}
+			return nil
+		}},
+		{wire.FnSpawn, func(c *wasmtime.Caller, ptr, n int32) (size int32, trap *wasmtime.Trap) {
+			defer guard(wire.FnSpawn, &trap)
+			b, trap := guestBytes(c, ptr, n)
+			if trap != nil {
+				return 0, trap
+			}
+			p := procOf(c)
+			p.spawned = p.spawn(b, int64(len(memoryOf(c))))
+			if p.run.stopped() {
+				return 0, wasmtime.NewTrap(errStopped.Error())
+			}
+			return int32(len(p.spawned)), nil
+		}},
+		{wire.FnSpawnTake, func(c *wasmtime.Caller, ptr int32) (trap *wasmtime.Trap) {
+			defer guard(wire.FnSpawnTake, &trap)
+			p := procOf(c)
+			trap = copyOut(c, ptr, p.spawned)
+			p.spawned = nil
 			return trap
 		}},
 	}
@@ -64,7 +111,15 @@ func newLinker(eng *wasmtime.Engine) (*wasmtime.Linker, error) {
 	return l, nil
 }
 
-func runOf(c *wasmtime.Caller) *Run { return c.Data().(*Run) }
+// guard turns a panic in host function name into a trap that ends the run
+// with a runtime error naming the function.
+func guard(name string, trap **wasmtime.Trap) {
+	if p := recover(); p != nil {
+		*trap = wasmtime.NewTrap(fmt.Sprintf("amla: internal error in host function %s: %v", name, p))
+	}
+}
+
+func procOf(c *wasmtime.Caller) *proc { return c.Data().(*proc) }
 
 func memoryOf(c *wasmtime.Caller) []byte {
 	ext := c.GetExport("memory")

@@ -17,6 +17,7 @@ const (
 	DefaultMemoryLimit   = 256 << 20
 	DefaultMaxOutput     = 32 << 20
 	DefaultMaxToolResult = 64 << 20
+	DefaultMaxToolCalls  = 10000
 )
 
 // Limits bound one run. Zero fields take the defaults above.
@@ -26,6 +27,7 @@ type Limits struct {
 	MaxOutput     int64         // bytes per stream (stdout, stderr)
 	MaxToolResult int64         // bytes of one serialized tool result
 	MaxCallStack  int           // JavaScript call depth; 0 = guest default
+	MaxToolCalls  int           // tool calls one run may make (max_steps)
 }
 
 func (l Limits) withDefaults() Limits {
@@ -41,6 +43,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxToolResult <= 0 {
 		l.MaxToolResult = DefaultMaxToolResult
 	}
+	if l.MaxToolCalls <= 0 {
+		l.MaxToolCalls = DefaultMaxToolCalls
+	}
 	return l
 }
 
@@ -49,6 +54,9 @@ type Config struct {
 	Tools      []wire.ToolInfo
 	Authorizer Authorizer // nil = AllowAll
 	Limits     Limits
+	// Guests maps a language to the module that runs it; a language
+	// missing here runs on the Sandbox's default guest.
+	Guests map[string]*GuestModule
 }
 
 // Sandbox owns a private directory (guest `/`, `/workspace`, `/tmp`) that
@@ -95,6 +103,19 @@ func (s *Sandbox) Limits() Limits { return s.cfg.Limits }
 // Authorizer returns the sandbox's authorizer.
 func (s *Sandbox) Authorizer() Authorizer { return s.cfg.Authorizer }
 
+// guestFor returns the module that runs language.
+func (s *Sandbox) guestFor(language string) (*GuestModule, error) {
+	switch language {
+	case wire.LangJavaScript, wire.LangShell:
+	default:
+		return nil, fmt.Errorf("unknown language %q (want %q or %q)", language, wire.LangJavaScript, wire.LangShell)
+	}
+	if g, ok := s.cfg.Guests[language]; ok && g != nil {
+		return g, nil
+	}
+	return s.guest, nil
+}
+
 // ErrClosed is returned by a closed Sandbox.
 var ErrClosed = errors.New("Sandbox not initialized")
 
@@ -108,8 +129,13 @@ func (s *Sandbox) Start(language, code string, stdin string, hasStdin, stream bo
 	if s.closed {
 		return nil, ErrClosed
 	}
-	if s.active != nil && !s.active.Finished() {
-		return nil, errors.New("start: this sandbox is already running a script; runs are one at a time")
+	if prev := s.active; prev != nil && !prev.Finished() {
+		if !prev.stopped() {
+			return nil, errors.New("start: this sandbox is already running a script; runs are one at a time")
+		}
+		// A cancelled run ends within a few epoch ticks; wait for it so
+		// the next run starts on a quiet directory.
+		prev.WaitDone()
 	}
 	switch language {
 	case wire.LangJavaScript, wire.LangShell:
@@ -124,10 +150,7 @@ func (s *Sandbox) Start(language, code string, stdin string, hasStdin, stream bo
 		Tools:        s.cfg.Tools,
 		MaxCallStack: s.cfg.Limits.MaxCallStack,
 	}
-	r, err := newRun(s, in, stream)
-	if err != nil {
-		return nil, err
-	}
+	r := newRun(s, in, stream)
 	s.active = r
 	go r.execute()
 	return r, nil

@@ -33,6 +33,8 @@ type sandboxConfig struct {
 	MaxToolResult int64           `json:"max_tool_result"`
 	MaxOutput     int64           `json:"max_output"`
 	MaxCallStack  int             `json:"max_call_stack"`
+	MaxToolCalls  int             `json:"max_tool_calls"`
+	Grants        []string        `json:"grants"`
 }
 
 // LoadGuest compiles (or loads from cachePath) the guest module and
@@ -76,6 +78,7 @@ func SandboxNew(configJSON string) (h int64, err error) {
 			MaxOutput:     cfg.MaxOutput,
 			MaxToolResult: cfg.MaxToolResult,
 			MaxCallStack:  cfg.MaxCallStack,
+			MaxToolCalls:  cfg.MaxToolCalls,
 		},
 	}
 	if cfg.Policy != 0 {
@@ -140,16 +143,27 @@ func SandboxStart(h int64, language, code, stdin string, hasStdin, stream bool) 
 	return nil
 }
 
-// SandboxNext blocks (without the GIL) until the run has an event and
-// returns it as JSON: {"kind": "request"|"output"|"done", ...}.
-func SandboxNext(h int64) (out string, err error) {
+// SandboxStep waits (without the GIL) at most timeoutMS for the run's next
+// event and returns it as JSON (wire.Event): request, output, waiting,
+// busy or done. With take false a request stays queued (has_work peeks).
+func SandboxStep(h int64, timeoutMS int64, take bool) (out string, err error) {
 	defer recoverTo(&err)
 	r, err := runOf(h)
 	if err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(r.Next())
+	b, err := json.Marshal(r.Step(time.Duration(timeoutMS)*time.Millisecond, take))
 	return string(b), err
+}
+
+// SandboxLastHanded is the id of the request the last step handed out.
+func SandboxLastHanded(h int64) (id int64, err error) {
+	defer recoverTo(&err)
+	r, err := runOf(h)
+	if err != nil {
+		return 0, err
+	}
+	return r.LastHanded(), nil
 }
 
 // SandboxResume answers request id with JSON text.
@@ -162,14 +176,32 @@ func SandboxResume(h int64, id int64, resultJSON string) (err error) {
 	return r.Resume(id, resultJSON)
 }
 
-// SandboxResumeError answers request id with an error message.
-func SandboxResumeError(h int64, id int64, message string) (err error) {
+// SandboxResumeError answers request id with an error: code is one of
+// wire's Code* values ("" means internal), message what the script sees.
+func SandboxResumeError(h int64, id int64, code, message string) (err error) {
 	defer recoverTo(&err)
 	r, err := runOf(h)
 	if err != nil {
 		return err
 	}
-	return r.ResumeError(id, message)
+	return r.ResumeError(id, code, message)
+}
+
+// SandboxCancel stops the sandbox's run, if any; it returns at once (the
+// run ends within a few milliseconds; SandboxStep then reports "done").
+func SandboxCancel(h int64) (err error) {
+	defer recoverTo(&err)
+	e, err := sandboxOf(h)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	r := e.run
+	e.mu.Unlock()
+	if r != nil {
+		r.Cancel()
+	}
+	return nil
 }
 
 // SandboxResult waits for the run to end and returns its Result as JSON.

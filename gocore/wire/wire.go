@@ -11,13 +11,28 @@ const Module = "amla"
 //	input_read(ptr)               copies the Input JSON to ptr
 //	output(fd, ptr, len)          writes stdout (fd 1) or stderr (fd 2)
 //	tool_submit(ptr, len) -> i64  queues a ToolRequest JSON, returns its id (> 0)
-//	tool_wait() -> len            blocks until an answer is ready, returns its length
+//	tool_wait(timeout_ms i64) -> len
+//	                              blocks until an answer to one of this
+//	                              process's requests is ready and returns its
+//	                              length; returns 0 when timeout_ms (>= 0)
+//	                              passed first, and -1 at once when the
+//	                              process has no request pending and
+//	                              timeout_ms < 0 (it would wait forever)
 //	tool_take(ptr)                copies the answer tool_wait announced, framed
 //	                              as AnswerHeader JSON, "\n", then the raw
 //	                              result JSON (so big results are not re-scanned)
 //	exit_status(code)             records the script's exit status; the guest
 //	                              then exits with WASI status 0 (WASI allows
 //	                              only 0..125, shells use up to 255)
+//	sleep(ms i64)                 sleeps in the host, where the run's
+//	                              deadline and cancellation apply (a sleep
+//	                              past the deadline ends the run)
+//	spawn(ptr, len) -> len        runs a SpawnRequest JSON as a child process
+//	                              (the other guest, on the same directory,
+//	                              inside this run's budgets) and blocks until
+//	                              it ends; returns the length of its
+//	                              SpawnResult JSON
+//	spawn_take(ptr)               copies the SpawnResult spawn announced
 const (
 	FnInputLen   = "input_len"
 	FnInputRead  = "input_read"
@@ -26,6 +41,9 @@ const (
 	FnToolWait   = "tool_wait"
 	FnToolTake   = "tool_take"
 	FnExitStatus = "exit_status"
+	FnSleep      = "sleep"
+	FnSpawn      = "spawn"
+	FnSpawnTake  = "spawn_take"
 )
 
 // File descriptors understood by FnOutput.
@@ -72,8 +90,18 @@ type ToolRequest struct {
 type AnswerHeader struct {
 	ID    int64  `json:"id"`
 	OK    bool   `json:"ok"`
+	Code  string `json:"code,omitempty"`
 	Error string `json:"error,omitempty"`
 }
+
+// Error codes of a failed ToolAnswer, as the reference prefixes them
+// ("tool call 'mcp:x' failed: <code>: <message>").
+const (
+	CodePermissionDenied = "permission_denied" // the capability engine refused the call
+	CodeInternal         = "internal"          // the handler failed, or its result could not cross
+	CodeInvalidRequest   = "invalid_request"   // the params could not be handed to Python
+	CodeCancelled        = "cancelled"         // the run was cancelled before an answer came
+)
 
 // ToolAnswer is the host's answer to one request: either OK with Result (a
 // JSON value) or not OK with Error (the message the script sees).
@@ -81,5 +109,28 @@ type ToolAnswer struct {
 	ID     int64           `json:"id"`
 	OK     bool            `json:"ok"`
 	Result json.RawMessage `json:"result,omitempty"`
+	Code   string          `json:"code,omitempty"`
 	Error  string          `json:"error,omitempty"`
+}
+
+// SpawnRequest asks the host to run the other guest as a child process:
+// JavaScript's shell() starts the shell, the shell's `node` starts
+// JavaScript. Language is LangJavaScript or LangShell; Code is the script;
+// Stdin is its standard input (for JavaScript with HasStdin, the script).
+type SpawnRequest struct {
+	Language string `json:"language"`
+	Code     string `json:"code"`
+	Stdin    string `json:"stdin,omitempty"`
+	HasStdin bool   `json:"has_stdin,omitempty"`
+	Dir      string `json:"dir,omitempty"` // working directory, default /workspace
+}
+
+// SpawnResult is how a child process ended. Error is set when it could not
+// run (nesting limit, unknown language) or was stopped by a limit; then
+// ExitCode is non-zero too.
+type SpawnResult struct {
+	Stdout   string `json:"stdout"`
+	Stderr   string `json:"stderr"`
+	ExitCode int    `json:"exit_code"`
+	Error    string `json:"error,omitempty"`
 }

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"amlasandbox/gocore/guest/hostcall"
 )
 
 // sleepApplet waits for the sum of its durations (seconds, or with a suffix
@@ -32,12 +34,20 @@ func sleepApplet(p *Proc, args []string) int {
 		}
 		total += time.Duration(f * float64(unit))
 	}
-	t := time.NewTimer(total)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return 0
-	case <-p.ctx().Done():
+	// The wait happens in the host, where the run's deadline and
+	// cancellation apply; a `timeout` around us bounds it here.
+	stopped := false
+	if dl, ok := p.ctx().Deadline(); ok {
+		if left := time.Until(dl); left < total {
+			total, stopped = max(left, 0), true
+		}
+	}
+	if p.ctx().Err() != nil {
 		return 130
 	}
+	hostcall.Sleep(total)
+	if stopped || p.ctx().Err() != nil {
+		return 130
+	}
+	return 0
 }

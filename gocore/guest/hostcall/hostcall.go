@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"amlasandbox/gocore/wire"
 )
@@ -35,6 +36,42 @@ func ReadInput() (wire.Input, error) {
 func Exit(code int) {
 	exitStatus(code)
 	os.Exit(0)
+}
+
+// Sleep waits d in the host, where the run's deadline and cancellation
+// apply: a sleep past the deadline ends the run there. Outside a guest it
+// is time.Sleep.
+func Sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	if !available {
+		time.Sleep(d)
+		return
+	}
+	sleepMS(int64((d + time.Millisecond - 1) / time.Millisecond))
+}
+
+// Spawn runs req as a child process of this run (the other guest, on the
+// same files, inside the run's limits) and returns how it ended.
+func Spawn(req wire.SpawnRequest) wire.SpawnResult {
+	if !available {
+		return wire.SpawnResult{ExitCode: 127, Error: ErrNoHost.Error()}
+	}
+	data, err := json.Marshal(req)
+	if err != nil {
+		return wire.SpawnResult{ExitCode: 2, Error: "spawn: " + err.Error()}
+	}
+	n := spawn(data)
+	buf := make([]byte, n)
+	if n > 0 {
+		spawnTake(buf)
+	}
+	var res wire.SpawnResult
+	if err := json.Unmarshal(buf, &res); err != nil {
+		return wire.SpawnResult{ExitCode: 2, Error: "spawn: undecodable result: " + err.Error()}
+	}
+	return res
 }
 
 // Writer sends what is written to it to the host's stdout or stderr.
@@ -119,7 +156,7 @@ func decodeAnswer(buf []byte) (wire.ToolAnswer, error) {
 	if err := json.Unmarshal(header, &h); err != nil {
 		return wire.ToolAnswer{}, err
 	}
-	a := wire.ToolAnswer{ID: h.ID, OK: h.OK, Error: h.Error}
+	a := wire.ToolAnswer{ID: h.ID, OK: h.OK, Code: h.Code, Error: h.Error}
 	if h.OK {
 		a.Result = json.RawMessage(result)
 	}

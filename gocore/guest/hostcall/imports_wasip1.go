@@ -17,7 +17,7 @@ func hostOutput(fd int32, ptr unsafe.Pointer, n int32)
 func hostToolSubmit(ptr unsafe.Pointer, n int32) int64
 
 //go:wasmimport amla tool_wait
-func hostToolWait() int32
+func hostToolWait(timeoutMS int64) int32
 
 //go:wasmimport amla tool_take
 func hostToolTake(ptr unsafe.Pointer)
@@ -25,14 +25,28 @@ func hostToolTake(ptr unsafe.Pointer)
 //go:wasmimport amla exit_status
 func hostExitStatus(code int32)
 
+//go:wasmimport amla sleep
+func hostSleep(ms int64)
+
+//go:wasmimport amla spawn
+func hostSpawn(ptr unsafe.Pointer, n int32) int32
+
+//go:wasmimport amla spawn_take
+func hostSpawnTake(ptr unsafe.Pointer)
+
 const available = true
 
 func exitStatus(code int) { hostExitStatus(int32(code)) }
 
 func inputLen() int        { return int(hostInputLen()) }
 func inputRead(buf []byte) { hostInputRead(unsafe.Pointer(unsafe.SliceData(buf))) }
-func toolWait() int        { return int(hostToolWait()) }
-func toolTake(buf []byte)  { hostToolTake(unsafe.Pointer(unsafe.SliceData(buf))) }
+func toolWait() int        { return int(hostToolWait(-1)) }
+func sleepMS(ms int64)     { hostSleep(ms) }
+func spawnTake(buf []byte) { hostSpawnTake(unsafe.Pointer(unsafe.SliceData(buf))) }
+func spawn(p []byte) int {
+	return int(hostSpawn(unsafe.Pointer(unsafe.SliceData(p)), int32(len(p))))
+}
+func toolTake(buf []byte) { hostToolTake(unsafe.Pointer(unsafe.SliceData(buf))) }
 func output(fd int, p []byte) {
 	hostOutput(int32(fd), unsafe.Pointer(unsafe.SliceData(p)), int32(len(p)))
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+
+	"amlasandbox/gocore/guest/hostcall"
 )
 
 // timer is one setTimeout or setInterval.
@@ -167,7 +169,8 @@ func (rt *runtime) sleepUntil(due time.Time) bool {
 		return true
 	}
 	if rt.opts.Interrupt == nil {
-		time.Sleep(d)
+		// In the host, where the run's deadline and cancellation apply.
+		hostcall.Sleep(d)
 		return true
 	}
 	tm := time.NewTimer(d)

@@ -2,13 +2,12 @@
 // (GOOS=wasip1 GOARCH=wasm). It reads its run's input from the host, then
 // runs the JavaScript or shell script it was given.
 //
-// It is also where the two languages meet without importing each other:
-// JavaScript's shell() runs the shell runner, and the shell's `node`
-// applet runs the JavaScript runtime.
+// The two languages meet only through the host: JavaScript's shell() and
+// the shell's `node` applet ask it to start the other language as a child
+// process on the same files.
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -73,10 +72,15 @@ func (g *guest) runJS(code string, stdout, stderr io.Writer) int {
 		Tools:        g.tools,
 		ToolList:     g.in.Tools,
 		MaxCallStack: g.in.MaxCallStack,
+		// shell() is a child process the host starts: the shell guest on
+		// the same files, inside this run's time and memory budget.
 		Shell: func(cmd, stdin string) (string, string, int) {
-			var out, errb bytes.Buffer
-			code := g.runShell(cmd, strings.NewReader(stdin), &out, &errb, "/workspace")
-			return out.String(), errb.String(), code
+			res := hostcall.Spawn(wire.SpawnRequest{Language: wire.LangShell, Code: cmd, Stdin: stdin})
+			stderr := res.Stderr
+			if res.Error != "" && res.ExitCode != 0 {
+				stderr += "shell: " + res.Error + "\n"
+			}
+			return res.Stdout, stderr, res.ExitCode
 		},
 	})
 }
@@ -130,5 +134,12 @@ func (g *guest) nodeApplet(p *applets.Proc, args []string) int {
 		}
 		code = string(b)
 	}
-	return g.runJS(code, p.Stdout, p.Stderr)
+	// JavaScript runs as a child process the host starts.
+	res := hostcall.Spawn(wire.SpawnRequest{Language: wire.LangJavaScript, Code: code})
+	io.WriteString(p.Stdout, res.Stdout)
+	io.WriteString(p.Stderr, res.Stderr)
+	if res.Error != "" && res.ExitCode != 0 {
+		fmt.Fprintln(p.Stderr, "node:", res.Error)
+	}
+	return res.ExitCode
 }

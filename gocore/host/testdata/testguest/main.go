@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"amlasandbox/gocore/guest/hostapi"
 	"amlasandbox/gocore/guest/hostcall"
+	"amlasandbox/gocore/wire"
 )
 
 var sink [][]byte
@@ -68,6 +70,23 @@ func main() {
 			fmt.Fprintln(out, "error:", err)
 		} else {
 			fmt.Fprintln(out, string(b))
+		}
+	case "sleep": // sleep MS
+		var ms int
+		fmt.Sscan(arg, &ms)
+		hostcall.Sleep(time.Duration(ms) * time.Millisecond)
+		fmt.Fprintln(out, "slept")
+	case "spawn": // spawn CODE: run CODE as a child process
+		res := hostcall.Spawn(wire.SpawnRequest{Language: wire.LangShell, Code: arg})
+		fmt.Fprintf(out, "child exit=%d out=%q err=%q error=%q\n", res.ExitCode, res.Stdout, res.Stderr, res.Error)
+	case "nest": // nest N: a chain of children, each one level deeper
+		var n int
+		fmt.Sscan(arg, &n)
+		res := hostcall.Spawn(wire.SpawnRequest{Language: wire.LangShell, Code: fmt.Sprintf("nest %d", n+1)})
+		fmt.Fprintf(out, "%d:%d %s%s", n, res.ExitCode, res.Error, res.Stdout)
+		if res.ExitCode != 0 {
+			fmt.Fprintln(out)
+			hostcall.Exit(res.ExitCode)
 		}
 	case "exit":
 		os.Exit(7)

@@ -1,0 +1,451 @@
+package host
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"amlasandbox/gocore/wire"
+)
+
+// MaxNesting bounds child processes: a script may start a process that
+// starts a process ... this many levels deep (JS shell() / shell node).
+const MaxNesting = 4
+
+// proc is one guest process of a run: the script's own (depth 0) or a
+// child started through spawn. All processes of a run execute on the run's
+// goroutine, one at a time (a parent is blocked in spawn while its child
+// runs); the fields Python's threads touch (answers, pending) are guarded
+// by the run's mu.
+type proc struct {
+	run     *Run
+	depth   int
+	input   []byte
+	answers []wire.ToolAnswer // answers ready for this process
+	pending map[int64]bool    // its requests not yet answered
+	taken   []byte            // the answer tool_wait announced
+	spawned []byte            // the SpawnResult spawn announced
+
+	exitStatus int
+	exitSet    bool
+	// A child's output is collected for its parent; the script's own goes
+	// to the run (streamed, capped).
+	stdout, stderr *cappedBuffer
+	memory         int64 // linear memory size at the end
+}
+
+func newProc(r *Run, depth int, out *[2]*cappedBuffer) *proc {
+	p := &proc{run: r, depth: depth, pending: map[int64]bool{}}
+	if out != nil {
+		p.stdout, p.stderr = out[0], out[1]
+	}
+	return p
+}
+
+// procEnd is how a process ended.
+type procEnd struct {
+	result wire.Result
+}
+
+// runProc runs one guest process for input to its end, inside the run's
+// deadline and a memory limit of memLimit bytes.
+func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
+	fail := func(format string, a ...any) procEnd {
+		return procEnd{wire.Result{ExitCode: 1, ErrorKind: wire.ErrKindRuntime, Error: "Runtime error: " + fmt.Sprintf(format, a...)}}
+	}
+	g, err := r.sb.guestFor(in.Language)
+	if err != nil {
+		return fail("%v", err)
+	}
+	data, err := json.Marshal(in)
+	if err != nil {
+		return fail("encoding run input: %v", err)
+	}
+	p.input = data
+
+	store := wasmtime.NewStoreWithData(sharedEngine(), p)
+	defer store.Close()
+	store.Limiter(memLimit, -1, -1, -1, -1)
+	r.ctl.attach(store)
+
+	scratch, err := os.MkdirTemp(r.sb.base, "proc-")
+	if err != nil {
+		return fail("creating a scratch directory: %v", err)
+	}
+	defer os.RemoveAll(scratch)
+	runtimeLog := filepath.Join(scratch, "guest-runtime.log")
+
+	wasi := wasmtime.NewWasiConfig()
+	wasi.SetArgv([]string{"amla-guest"})
+	gomem := memLimit * 3 / 4
+	wasi.SetEnv([]string{"GOMEMLIMIT", "PWD", "HOME"}, []string{strconv.FormatInt(gomem, 10), "/workspace", "/workspace"})
+	// The guests write their output through the output host function; fd 2
+	// only ever carries a guest runtime's own crash report.
+	if err := wasi.SetStderrFile(runtimeLog); err != nil {
+		return fail("%v", err)
+	}
+	root := r.sb.Root()
+	preopens := []struct {
+		host, guest string
+		dir         wasmtime.WasiDirPerms
+		file        wasmtime.WasiFilePerms
+	}{
+		{root, "/", wasmtime.DIR_READ, wasmtime.FILE_READ},
+		{filepath.Join(root, "workspace"), "/workspace", wasmtime.DIR_READ | wasmtime.DIR_WRITE, wasmtime.FILE_READ | wasmtime.FILE_WRITE},
+		{filepath.Join(root, "tmp"), "/tmp", wasmtime.DIR_READ | wasmtime.DIR_WRITE, wasmtime.FILE_READ | wasmtime.FILE_WRITE},
+	}
+	for _, pre := range preopens {
+		_ = os.MkdirAll(pre.host, 0o700)
+		if err := wasi.PreopenDir(pre.host, pre.guest, pre.dir, pre.file); err != nil {
+			return fail("preopening %s: %v", pre.guest, err)
+		}
+	}
+	store.SetWasi(wasi)
+
+	inst, err := g.linker.Instantiate(store, g.module)
+	var callErr error
+	if err != nil {
+		callErr = err
+	} else if start := inst.GetFunc(store, "_start"); start == nil {
+		return fail("guest module %s has no _start", filepath.Base(g.WasmPath))
+	} else {
+		_, callErr = start.Call(store)
+	}
+	if inst != nil {
+		if mem := inst.GetExport(store, "memory"); mem != nil && mem.Memory() != nil {
+			p.memory = int64(mem.Memory().DataSize(store))
+		}
+	}
+	return procEnd{r.classify(p, callErr, runtimeLog, memLimit)}
+}
+
+// classify decides how a process ended from facts: the run's stop reason,
+// the WASI exit status, the trap code, and the memory the guest holds.
+func (r *Run) classify(p *proc, err error, runtimeLog string, memLimit int64) wire.Result {
+	lim := r.sb.cfg.Limits
+	res := wire.Result{PeakMemoryBytes: p.memory}
+	exit := func() int {
+		if p.exitSet {
+			return p.exitStatus
+		}
+		return 0
+	}
+	switch r.ctl.reason() {
+	case stopCancel:
+		res.ExitCode, res.ErrorKind, res.Error = 130, wire.ErrKindCancelled, "Runtime error: run cancelled"
+		return res
+	case stopTimeout:
+		res.ExitCode, res.ErrorKind = 124, wire.ErrKindTimeout
+		res.Error = fmt.Sprintf("Execution timed out after %s (timeout=%g seconds)", lim.Timeout, lim.Timeout.Seconds())
+		return res
+	case stopLimit:
+		res.ExitCode, res.ErrorKind, res.Error = 1, wire.ErrKindRuntime, "Runtime error: run stopped by a limit"
+		return res
+	}
+	if err == nil {
+		res.ExitCode = exit()
+		return res
+	}
+	nearLimit := p.memory >= memLimit-memLimit/8
+	var werr *wasmtime.Error
+	if errors.As(err, &werr) {
+		if code, ok := werr.ExitStatus(); ok {
+			if code == 0 {
+				res.ExitCode = exit()
+				return res
+			}
+			res.ExitCode = int(code)
+			// A Go guest that cannot grow its heap reports a fatal
+			// runtime error and exits 2; a C guest exits 137.
+			crashed := code == 2 && fileSize(runtimeLog) > 0
+			if (crashed || code == 137) && nearLimit {
+				return memoryResult(res, memLimit)
+			}
+			if crashed {
+				res.ErrorKind = wire.ErrKindRuntime
+				res.Error = "Runtime panic: the guest runtime failed\n\nStderr output:\n" + readTrimmed(runtimeLog, 4096)
+			}
+			return res
+		}
+	}
+	var trap *wasmtime.Trap
+	if errors.As(err, &trap) {
+		if c := trap.Code(); c != nil && *c == wasmtime.StackOverflow {
+			res.ExitCode, res.ErrorKind = 1, wire.ErrKindRuntime
+			res.Error = "Runtime error: the script exhausted the guest's call stack (recursion too deep)"
+			return res
+		}
+	}
+	if nearLimit {
+		return memoryResult(res, memLimit)
+	}
+	res.ExitCode, res.ErrorKind = 1, wire.ErrKindRuntime
+	res.Error = "Runtime error: " + errorText(err)
+	if s := readTrimmed(runtimeLog, 4096); s != "" {
+		res.Error += "\n\nStderr output:\n" + s
+	}
+	return res
+}
+
+func memoryResult(res wire.Result, limit int64) wire.Result {
+	res.ExitCode = 137
+	res.ErrorKind = wire.ErrKindMemory
+	res.Error = fmt.Sprintf("Memory limit exceeded: the script needed more than %d bytes (memory_limit=%d)", limit, limit)
+	return res
+}
+
+func fileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+func readTrimmed(path string, max int) string {
+	b, _ := os.ReadFile(path)
+	if len(b) > max {
+		b = b[:max]
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// errorText is the cause of a wasmtime error without its wasm backtrace.
+func errorText(err error) string {
+	var trap *wasmtime.Trap
+	if errors.As(err, &trap) {
+		if m := strings.TrimSpace(trap.Message()); m != "" {
+			err = errors.New(m)
+		}
+	}
+	s := err.Error()
+	if _, cause, ok := strings.Cut(s, "Caused by:"); ok {
+		s = cause
+	}
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// write is the output host function.
+func (p *proc) write(fd int, b []byte) {
+	r := p.run
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p.stdout != nil {
+		if fd == wire.Stderr {
+			p.stderr.Write(b)
+		} else {
+			p.stdout.Write(b)
+		}
+		return
+	}
+	buf, name := &r.stdout, "stdout"
+	if fd == wire.Stderr {
+		buf, name = &r.stderr, "stderr"
+	}
+	kept := buf.Write(b)
+	if r.stream && len(kept) > 0 {
+		r.queue = append(r.queue, wire.Event{Kind: wire.EventOutput, Stream: name, Data: string(kept)})
+		r.cond.Broadcast()
+	}
+}
+
+// submit is the tool_submit host function: the request is checked (it must
+// be something Python can take) and authorised at once; only an allowed
+// request is queued for Python, a refused one is answered right here.
+func (p *proc) submit(raw []byte) (int64, error) {
+	r := p.run
+	var req wire.ToolRequest
+	decodeErr := json.Unmarshal(raw, &req)
+	if decodeErr == nil && len(req.Params) == 0 {
+		req.Params = json.RawMessage("{}")
+	}
+	r.mu.Lock()
+	r.nextID++
+	id := r.nextID
+	r.submitted++
+	over := r.submitted > r.sb.cfg.Limits.MaxToolCalls
+	r.mu.Unlock()
+	if over {
+		max := r.sb.cfg.Limits.MaxToolCalls
+		r.fail(stopLimit, wire.Result{ExitCode: 1, ErrorKind: wire.ErrKindRuntime,
+			Error: fmt.Sprintf("Execution exceeded maximum steps (%d)", max)})
+		return id, errStopped
+	}
+	refuse := func(code, msg string) (int64, error) {
+		r.mu.Lock()
+		r.answerNow(p, id, req.Method, req.Params, wire.ToolAnswer{ID: id, Code: code, Error: msg})
+		r.mu.Unlock()
+		return id, nil
+	}
+	if decodeErr != nil {
+		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: "+decodeErr.Error())
+	}
+	if err := checkPayload([]byte(strconv.Quote(req.Method))); err != nil || strings.ContainsRune(req.Method, 0) {
+		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: the tool name is not text Python can take")
+	}
+	if err := checkPayload(req.Params); err != nil {
+		return refuse(wire.CodeInvalidRequest, err.Error())
+	}
+	if err := r.sb.cfg.Authorizer.Authorize(req.Method, req.Params); err != nil {
+		return refuse(wire.CodePermissionDenied, err.Error())
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	shown, cut := preview(req.Params)
+	r.calls = append(r.calls, wire.ToolCall{ID: id, Method: req.Method, Params: shown, ParamsTruncated: cut})
+	r.callIdx[id] = len(r.calls) - 1
+	r.callStart[id] = time.Now()
+	r.owner[id] = p
+	p.pending[id] = true
+	r.queue = append(r.queue, wire.Event{Kind: wire.EventRequest, ID: id, Method: req.Method, Params: req.Params})
+	r.cond.Broadcast()
+	return id, nil
+}
+
+// answerNow records and delivers an answer decided by the host. mu must
+// be held.
+func (r *Run) answerNow(p *proc, id int64, method string, params json.RawMessage, a wire.ToolAnswer) {
+	shown, cut := preview(params)
+	if len(shown) == 0 {
+		shown = json.RawMessage("null")
+	}
+	r.calls = append(r.calls, wire.ToolCall{ID: id, Method: method, Params: shown, ParamsTruncated: cut,
+		Code: a.Code, Error: a.Error})
+	p.answers = append(p.answers, a)
+}
+
+// errStopped makes a host function trap because the run was stopped; the
+// stop reason, not this error, decides the outcome.
+var errStopped = errors.New("amla: run stopped")
+
+// wait is the tool_wait host function. Time blocked on Python's answers
+// does not count against the run's timeout; a wait with no request pending
+// is a timer wait, which does.
+func (p *proc) wait(timeoutMS int64) (int32, error) {
+	r := p.run
+	r.mu.Lock()
+	if len(p.answers) == 0 && len(p.pending) == 0 {
+		r.mu.Unlock()
+		if timeoutMS < 0 {
+			return -1, nil
+		}
+		if err := r.sleep(time.Duration(timeoutMS) * time.Millisecond); err != nil {
+			return 0, err
+		}
+		return 0, nil
+	}
+	var until time.Time
+	if timeoutMS >= 0 {
+		until = time.Now().Add(time.Duration(timeoutMS) * time.Millisecond)
+	}
+	blockedAt := time.Now()
+	r.blocked++
+	r.cond.Broadcast()
+	for len(p.answers) == 0 && !r.stopped() {
+		if !r.waitUntil(until) {
+			break
+		}
+	}
+	r.blocked--
+	r.ctl.extend(time.Since(blockedAt))
+	if r.stopped() {
+		r.mu.Unlock()
+		return 0, errStopped
+	}
+	if len(p.answers) == 0 {
+		r.mu.Unlock()
+		return 0, nil // the timer came due first
+	}
+	a := p.answers[0]
+	p.answers = p.answers[1:]
+	r.mu.Unlock()
+	header, _ := json.Marshal(wire.AnswerHeader{ID: a.ID, OK: a.OK, Code: a.Code, Error: a.Error})
+	data := make([]byte, 0, len(header)+1+len(a.Result))
+	data = append(append(append(data, header...), '\n'), a.Result...)
+	p.taken = data
+	return int32(len(data)), nil
+}
+
+// sleep is the sleep host function: it waits d, or until the run is
+// stopped or its deadline passes (which stops it).
+func (r *Run) sleep(d time.Duration) error {
+	if d < 0 {
+		d = 0
+	}
+	left := r.ctl.remaining()
+	timedOut := left < d
+	if timedOut {
+		d = max(left, 0)
+	}
+	until := time.Now().Add(d)
+	r.mu.Lock()
+	for !r.stopped() && r.waitUntil(until) {
+	}
+	stopped := r.stopped()
+	r.mu.Unlock()
+	if stopped {
+		return errStopped
+	}
+	if timedOut {
+		r.ctl.stop(stopTimeout)
+		return errStopped
+	}
+	return nil
+}
+
+// spawn is the spawn host function: it runs the other guest as a child
+// process on the same directory, inside this run's deadline and what is
+// left of the memory limit, and collects its output for the parent.
+func (p *proc) spawn(raw []byte, parentMemory int64) []byte {
+	r := p.run
+	var req wire.SpawnRequest
+	out := wire.SpawnResult{}
+	reply := func() []byte {
+		b, _ := json.Marshal(out)
+		return b
+	}
+	if err := json.Unmarshal(raw, &req); err != nil {
+		out.ExitCode, out.Error = 2, "spawn: malformed request: "+err.Error()
+		return reply()
+	}
+	if p.depth+1 > MaxNesting {
+		out.ExitCode = 126
+		out.Error = fmt.Sprintf("nesting limit reached: at most %d levels of shell()/node may run inside one another", MaxNesting)
+		return reply()
+	}
+	lim := r.sb.cfg.Limits
+	memLimit := lim.MemoryLimit - parentMemory
+	if memLimit < minChildMemory {
+		memLimit = minChildMemory
+	}
+	bufs := [2]*cappedBuffer{{max: lim.MaxOutput}, {max: lim.MaxOutput}}
+	child := newProc(r, p.depth+1, &bufs)
+	in := r.input
+	in.Language, in.Code, in.Stdin, in.HasStdin = req.Language, req.Code, req.Stdin, req.HasStdin
+	end := r.runProc(child, in, memLimit)
+	r.mu.Lock()
+	out.Stdout, out.Stderr = bufs[0].String(), bufs[1].String()
+	r.mu.Unlock()
+	out.ExitCode = end.result.ExitCode
+	if end.result.ErrorKind == wire.ErrKindMemory && r.ctl.reason() == stopNone {
+		// A child at its memory limit ends the whole run, as the script's
+		// own process would.
+		r.fail(stopLimit, end.result)
+	}
+	out.Error = end.result.Error
+	return reply()
+}
+
+// minChildMemory is the least memory a child process gets.
+const minChildMemory = 32 << 20

@@ -1,0 +1,65 @@
+package wire
+
+import "encoding/json"
+
+// Kinds of Event: what a run tells its driver (Python) when asked for its
+// next step.
+const (
+	// EventRequest is a tool call for the driver to answer by id.
+	EventRequest = "request"
+	// EventOutput is a chunk of output (only when streaming was asked for).
+	EventOutput = "output"
+	// EventWaiting means the script is blocked on the answers to IDs, all
+	// of which the driver has already been handed.
+	EventWaiting = "waiting"
+	// EventBusy means nothing happened within the step's timeout: the
+	// script is computing (or sleeping).
+	EventBusy = "busy"
+	// EventDone carries the finished run's Result.
+	EventDone = "done"
+)
+
+// Event is one answer to "what next?" about a run.
+type Event struct {
+	Kind   string          `json:"kind"`
+	ID     int64           `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Stream string          `json:"stream,omitempty"` // "stdout" or "stderr"
+	Data   string          `json:"data,omitempty"`
+	IDs    []int64         `json:"ids,omitempty"`
+	Result *Result         `json:"result,omitempty"`
+}
+
+// Kinds of a failed Result.
+const (
+	ErrKindTimeout   = "timeout"   // the run's time budget ran out
+	ErrKindMemory    = "memory"    // a guest needed more than its memory limit
+	ErrKindCancelled = "cancelled" // the driver cancelled the run (or closed the sandbox)
+	ErrKindRuntime   = "runtime"   // anything else that ended the run abnormally
+)
+
+// ToolCall records one tool call of a run. Params is the call's JSON when
+// it is small, otherwise a JSON string previewing it (ParamsTruncated).
+type ToolCall struct {
+	ID              int64           `json:"id"`
+	Method          string          `json:"method"`
+	Params          json.RawMessage `json:"params"`
+	ParamsTruncated bool            `json:"params_truncated,omitempty"`
+	OK              bool            `json:"ok"`
+	Code            string          `json:"code,omitempty"`
+	Error           string          `json:"error,omitempty"`
+	DurationMS      float64         `json:"duration_ms"`
+}
+
+// Result is a finished run.
+type Result struct {
+	Stdout          string     `json:"stdout"`
+	Stderr          string     `json:"stderr"`
+	ExitCode        int        `json:"exit_code"`
+	DurationMS      float64    `json:"duration_ms"`
+	PeakMemoryBytes int64      `json:"peak_memory_bytes"`
+	ToolCalls       []ToolCall `json:"tool_calls"`
+	ErrorKind       string     `json:"error_kind,omitempty"`
+	Error           string     `json:"error,omitempty"`
+}
