@@ -3,11 +3,9 @@ the Python tools they were given."""
 
 from __future__ import annotations
 
-import asyncio
 import builtins
-import inspect
 import json
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -15,7 +13,9 @@ from typing import Any
 
 from .audit import AuditCollector, AuditConfig, AuditEntry
 from .capabilities import MethodCapability
+from .runtime.pipeline import ToolPipeline
 from .runtime.wasm import (
+    DEFAULT_MAX_OUTPUT_SIZE,
     DEFAULT_MAX_TOOL_RESULT_SIZE,
     DEFAULT_MEMORY_LIMIT,
     DEFAULT_TIMEOUT,
@@ -24,23 +24,10 @@ from .runtime.wasm import (
     RuntimeConfig,
     ToolHandler,
     ToolRequest,
-    encode_result,
 )
 from .tools import ToolDefinition
 
 __all__ = ["Sandbox"]
-
-_COROUTINE_MESSAGE = (
-    "Tool handler returned a coroutine for '{method}'. "
-    "Use execute_async() instead of execute() for async handlers."
-)
-
-
-def _failure(method: str, message: str, params: Any) -> str:
-    shown = str(params)
-    suffix = "..." if len(shown) > 200 else ""
-    return f"Tool '{method}' failed: {message}\nParameters: {shown[:200]}{suffix}"
-
 
 @dataclass
 class Sandbox:
@@ -60,14 +47,17 @@ class Sandbox:
     timeout: float = DEFAULT_TIMEOUT
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     max_tool_result_size: int = DEFAULT_MAX_TOOL_RESULT_SIZE
+    max_output_size: int = DEFAULT_MAX_OUTPUT_SIZE
     _runtime: Runtime | None = field(default=None, repr=False)
     _prelude: str | None = field(default=None, repr=False)
     _audit_collector: AuditCollector | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        # Await async tool results inside execute()/run() (create_sandbox_tool
-        # sets this; a bare Sandbox keeps the documented coroutine error).
-        self._await_in_sync = False
+        # The one path tool requests take through Python (the handler sees
+        # the registered name, without "mcp:").
+        self._pipeline = ToolPipeline(
+            self.tool_handler, strip_prefix=True, no_handler="No handler for tool call: {method}"
+        )
         pca, trusted = self.pca, list(self.trusted_authorities)
         if not pca or not trusted:
             from .auth import EphemeralAuthority
@@ -107,6 +97,7 @@ class Sandbox:
                 tool_handler=self.tool_handler,
                 tools_json=json.dumps([t.to_dict() for t in self.tools]),
                 max_tool_result_size=self.max_tool_result_size,
+                max_output_size=self.max_output_size,
                 timeout=self.timeout,
                 memory_limit=self.memory_limit,
             )
@@ -114,60 +105,15 @@ class Sandbox:
 
     # -- handlers -------------------------------------------------------------
 
-    def _prepare(self, req: ToolRequest) -> tuple[Callable[..., Any] | None, str]:
-        name = req.method[4:] if req.method.startswith("mcp:") else req.method
-        return self.tool_handler, name
+    @property
+    def _await_in_sync(self) -> bool:
+        """Await async tool results inside execute()/run() (create_sandbox_tool
+        sets this; a bare Sandbox keeps the documented coroutine error)."""
+        return self._pipeline.await_in_sync
 
-    def _call_sync(self, req: ToolRequest) -> tuple[str | None, str | None]:
-        handler, name = self._prepare(req)
-        if handler is None:
-            return None, f"No handler for tool call: {req.method}"
-        try:
-            value = handler(name, req.params)
-            if inspect.isawaitable(value):
-                if self._await_in_sync:
-                    value = self._drive(value)
-                else:
-                    if inspect.iscoroutine(value):
-                        value.close()
-                    raise _CoroutineError(_COROUTINE_MESSAGE.format(method=req.method))
-        except Exception as e:
-            return None, _failure(req.method, str(e), req.params)
-        return encode_result(value)
-
-    async def _call_async(self, req: ToolRequest) -> tuple[str | None, str | None]:
-        handler, name = self._prepare(req)
-        if handler is None:
-            return None, f"No handler for tool call: {req.method}"
-        try:
-            value = handler(name, req.params)
-            if inspect.isawaitable(value):
-                value = await value
-        except Exception as e:
-            return None, _failure(req.method, str(e), req.params)
-        return encode_result(value)
-
-    def _drive(self, value: Awaitable[Any]) -> Any:
-        """Await an async tool's result from synchronous run()/execute()."""
-        try:
-            asyncio.get_running_loop()
-        except builtins.RuntimeError:
-            pass
-        else:
-            if inspect.iscoroutine(value):
-                value.close()
-            raise _CoroutineError(
-                "async tool called from run()/execute() inside a running event loop: "
-                "use run_async() or execute_async() instead"
-            )
-        loop = getattr(self, "_loop", None)
-        if loop is None or loop.is_closed():
-            loop = self._loop = asyncio.new_event_loop()
-
-        async def wrap() -> Any:
-            return await value
-
-        return loop.run_until_complete(wrap())
+    @_await_in_sync.setter
+    def _await_in_sync(self, value: bool) -> None:
+        self._pipeline.await_in_sync = bool(value)
 
     # -- running scripts ------------------------------------------------------
 
@@ -183,7 +129,7 @@ class Sandbox:
         stdin: str | bytes | None = None,
     ) -> str:
         """Run JavaScript; return its stdout. With `stdin`, stdin is the script."""
-        return self._rt()._run_sync(code, "javascript", self._call_sync, on_output, stdin).stdout
+        return self._rt()._run_sync(code, "javascript", self._pipeline.call_sync, on_output, stdin).stdout
 
     async def execute_async(
         self,
@@ -194,16 +140,16 @@ class Sandbox:
         """Run JavaScript, awaiting async tool handlers; calls a script issues
         together (e.g. Promise.all) run concurrently."""
         rt = self._rt()
-        return (await rt._run_async(code, "javascript", self._call_async, on_output, stdin)).stdout
+        return (await rt._run_async(code, "javascript", self._pipeline.call_async, on_output, stdin)).stdout
 
     def shell(self, command: str, stdin: str | bytes | None = None) -> str:
         """Run a shell command line; return its stdout (a non-zero exit does not raise)."""
-        return self._rt()._run_sync(command, "shell", self._call_sync, None, stdin).stdout
+        return self._rt()._run_sync(command, "shell", self._pipeline.call_sync, None, stdin).stdout
 
     async def shell_async(self, command: str, stdin: str | bytes | None = None) -> str:
         """`shell()` for async tool handlers: the `tool` applet awaits them."""
         rt = self._rt()
-        return (await rt._run_async(command, "shell", self._call_async, None, stdin)).stdout
+        return (await rt._run_async(command, "shell", self._pipeline.call_async, None, stdin)).stdout
 
     # The public step/resume loop -------------------------------------------
 
@@ -235,6 +181,13 @@ class Sandbox:
     def result(self) -> RunResult | None:
         """The finished run of the loop (also `last_result`)."""
         return self._rt().result()
+
+    def cancel(self) -> None:
+        """Stop the run in progress, if any; safe from any thread. The run
+        ends at once (its caller gets `amla_sandbox.RuntimeError`, or the
+        cancellation it asked for); files, budgets and the sandbox stay."""
+        if self._runtime is not None:
+            self._runtime.cancel()
 
     # -- introspection --------------------------------------------------------
 
@@ -279,16 +232,10 @@ class Sandbox:
         if self._runtime is not None:
             self._runtime.close()
             self._runtime = None
-        loop = getattr(self, "_loop", None)
-        if loop is not None and not loop.is_closed():
-            loop.close()
+        self._pipeline.close()
 
     def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-class _CoroutineError(Exception):
-    pass

@@ -15,7 +15,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
     "name,needles",
     [
         ("quick_start.py", ["SF: 62°C = 143.6°F", "3 cities", "Paris\nTokyo", "[error]: Execution timed out", "still works"]),
-        ("capabilities.py", ["ok   {\"charged\":500", "deny Method 'mcp:stripe.charge' matched pattern", "deny Call limit exceeded", "remaining: 0"]),
+        ("capabilities.py", ["ok   {\"charged\":500", "permission_denied: Method 'mcp:stripe.charge' matched pattern", "permission_denied: Call limit exceeded", "remaining: 0"]),
         ("step_resume.py", ["request", "wasm=4 | goja=4 | shell=5"]),
     ],
 )

@@ -130,7 +130,7 @@ def test_runtime_status_and_error_classes():
     assert issubclass(amla_sandbox.TimeoutError, amla_sandbox.RuntimeError)
     assert issubclass(amla_sandbox.MemoryLimitError, amla_sandbox.RuntimeError)
     assert not issubclass(amla_sandbox.RuntimeError, builtins.RuntimeError)
-    assert "TimeoutError" not in amla_sandbox.__all__ and len(amla_sandbox.__all__) == 41
+    assert "TimeoutError" not in amla_sandbox.__all__ and len(amla_sandbox.__all__) == 43
 
 
 def test_public_loop_misuse_errors():
@@ -146,7 +146,7 @@ def test_public_loop_misuse_errors():
     with amla_sandbox.Sandbox(tools=tools) as sb:
         sb.start("return await t({})")
         req = sb.step()
-        with pytest.raises(amla_sandbox.RuntimeError, match="no pending tool request with id 999"):
+        with pytest.raises(amla_sandbox.RuntimeError, match="no tool request with id 999"):
             sb.resume(1, id=999)
         sb.resume({"fine": True}, id=req.id)
         assert sb.step() is None and sb.result().stdout == '{"fine":true}\n'

@@ -210,7 +210,7 @@ def test_ten_megabyte_tool_result():
 def test_tool_result_over_the_limit_is_rejected_with_its_size():
     with Sandbox(tools=defs("big"), tool_handler=lambda m, p: "y" * 2000, max_tool_result_size=1000) as sb:
         out = sb.execute("try { await big({}) } catch (e) { console.log(e.message) }")
-    assert out == "Tool result too large: 2002 bytes (max 1000)\n"
+    assert out == "tool call 'mcp:big' failed: internal: Tool result too large: 2002 bytes (max 1000)\n"
 
 
 def test_unicode_and_emoji_round_trip():

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from .. import _wasm
+from .._language import normalize_language
+from .pipeline import CODE_CANCELLED, CODE_INTERNAL, CODE_INVALID, Answer, ToolPipeline, ToolRequest, encode_result, safe_text
 
 if TYPE_CHECKING:
     from ..capabilities import MethodCapability
@@ -48,6 +50,7 @@ __all__ = [
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
 DEFAULT_MAX_TOOL_RESULT_SIZE = 64 * 1024 * 1024
+DEFAULT_MAX_OUTPUT_SIZE = 32 * 1024 * 1024
 # The guest's Go runtime needs room of its own before any script runs.
 MIN_MEMORY_LIMIT = 32 * 1024 * 1024
 
@@ -62,6 +65,10 @@ class TimeoutError(RuntimeError):  # noqa: A001
 
 class MemoryLimitError(RuntimeError):
     """A run needed more memory than its `memory_limit`."""
+
+
+class CancelledRunError(RuntimeError):
+    """The run was stopped by `cancel()` or `close()` from another thread."""
 
 
 class RuntimeStatus(Enum):
@@ -182,6 +189,8 @@ class ToolCallRecord:
     ok: bool
     duration_ms: float
     error: str | None = None
+    code: str | None = None
+    params_truncated: bool = False
 
 
 @dataclass
@@ -198,8 +207,7 @@ class RunResult:
     error_kind: str | None = None
 
     @classmethod
-    def _from_json(cls, text: str) -> RunResult:
-        d = json.loads(text)
+    def _from_dict(cls, d: dict[str, Any]) -> RunResult:
         calls = [
             ToolCallRecord(
                 method=c["method"],
@@ -207,6 +215,8 @@ class RunResult:
                 ok=bool(c.get("ok")),
                 duration_ms=float(c.get("duration_ms", 0.0)),
                 error=c.get("error") or None,
+                code=c.get("code") or None,
+                params_truncated=bool(c.get("params_truncated")),
             )
             for c in d.get("tool_calls") or []
         ]
@@ -226,25 +236,14 @@ class RunResult:
             raise TimeoutError(self.error)
         if self.error_kind == "memory":
             raise MemoryLimitError(self.error)
+        if self.error_kind == "cancelled":
+            raise CancelledRunError(self.error)
         if self.error_kind:
             raise RuntimeError(self.error)
 
 
-@dataclass
-class ToolRequest:
-    """A tool call the script is waiting on (`Sandbox.step()`)."""
-
-    id: int
-    method: str
-    params: Any
-
-
-def encode_result(value: Any) -> tuple[str | None, str | None]:
-    """JSON text of a tool's return value, or the error the script sees."""
-    try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False), None
-    except (TypeError, ValueError, RecursionError) as e:
-        return None, f"Tool result not JSON-serializable: {e}"
+_STEP_MS = 100  # how long one step may wait in Go before Python looks again
+_ABANDONED = "run abandoned: the host stopped answering tool calls"
 
 
 # --------------------------------------------------------------------------
@@ -268,6 +267,7 @@ class RuntimeConfig:
     max_tool_result_size: int = DEFAULT_MAX_TOOL_RESULT_SIZE
     timeout: float = DEFAULT_TIMEOUT
     memory_limit: int = DEFAULT_MEMORY_LIMIT
+    max_output_size: int = DEFAULT_MAX_OUTPUT_SIZE
 
 
 def _check_limits(timeout: Any, memory_limit: Any, max_tool_result_size: Any) -> None:
@@ -289,8 +289,15 @@ def _check_limits(timeout: Any, memory_limit: Any, max_tool_result_size: Any) ->
         raise ValueError(f"max_tool_result_size must be a positive int, got {max_tool_result_size!r}")
 
 
+def _check_positive_int(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+
+
 def _caps_json(caps: list[Any]) -> str:
-    return json.dumps([c.to_dict() for c in caps])
+    from ..capabilities._counts import policy_json
+
+    return policy_json(caps)
 
 
 class Runtime:
@@ -310,6 +317,8 @@ class Runtime:
         self._audit_lines: list[str] = []
         self._session_id = os.urandom(8).hex()
         _check_limits(config.timeout, config.memory_limit, config.max_tool_result_size)
+        _check_positive_int("max_output_size", config.max_output_size)
+        _check_positive_int("max_steps", config.max_steps)
         wasm = _resolve_wasm(config.wasm_path)
         if not config.trusted_authorities:
             raise RuntimeError(
@@ -324,7 +333,9 @@ class Runtime:
             raise RuntimeError("No PCA provided. Create one with EphemeralAuthority().create_pca().")
         go = _go()
         try:
-            go.PCAVerify(bytes(config.pca_bytes).hex(), json.dumps(list(config.trusted_authorities)))
+            granted = json.loads(
+                go.PCAVerify(bytes(config.pca_bytes).hex(), json.dumps(list(config.trusted_authorities)))
+            )
         except builtins.RuntimeError as e:
             raise RuntimeError(f"Failed to create runtime: {e}") from None
         try:
@@ -334,6 +345,9 @@ class Runtime:
         self._capabilities_list = list(config.capabilities)
         try:
             self._policy = go.PolicyNew(_caps_json(self._capabilities_list))
+            # A call must be granted by the PCA as well as allowed by a
+            # capability (the PCA's patterns narrow, never widen).
+            go.PolicySetGrants(self._policy, json.dumps(list(granted or [])))
             self._handle = go.SandboxNew(
                 json.dumps(
                     {
@@ -344,6 +358,8 @@ class Runtime:
                         "timeout": float(config.timeout),
                         "memory_limit": int(config.memory_limit),
                         "max_tool_result": int(config.max_tool_result_size),
+                        "max_output": int(config.max_output_size),
+                        "max_tool_calls": int(config.max_steps),
                     }
                 )
             )
@@ -352,12 +368,11 @@ class Runtime:
                 go.PolicyFree(self._policy)
             raise RuntimeError(f"Failed to create runtime: {e}") from None
         self._finalizer = weakref.finalize(self, _release, self._handle, self._policy)
-        # Loop state
         self._running = False
-        self._peeked: ToolRequest | None = None
-        self._last_step_id: int | None = None
         self._on_output: Callable[[str], None] | None = None
-        self._idle = False
+        self._pipeline = ToolPipeline(
+            config.tool_handler, strip_prefix=False, no_handler="No tool handler configured", show_params=False
+        )
 
     @classmethod
     def for_testing(
@@ -420,7 +435,9 @@ class Runtime:
     def get_call_counts(self) -> dict[str, int]:
         if not self._handle:
             return {}
-        return {k: int(v) for k, v in json.loads(_go().PolicyCounts(self._policy)).items()}
+        from ..capabilities._counts import CallCounts
+
+        return CallCounts({k: int(v) for k, v in json.loads(_go().PolicyCounts(self._policy)).items()})
 
     def register_tools(self, tools: Any) -> None:
         """Accepted and ignored (tools are fixed at construction)."""
@@ -460,6 +477,11 @@ class Runtime:
         return "\n".join(lines)
 
     # -- the step/resume loop ----------------------------------------------
+    #
+    # The run lives in Go: Python asks it one question at a time (a step
+    # with a short timeout, so Ctrl-C and cancellation are noticed between
+    # steps), answers requests by id, or cancels it. The only run state kept
+    # here is whether a run was started and not yet seen to end.
 
     def _require_open(self) -> None:
         if not self._handle:
@@ -475,8 +497,7 @@ class Runtime:
     ) -> None:
         """Begin running `code`; drive it with has_work/step/resume."""
         self._require_open()
-        if language not in ("javascript", "shell"):
-            raise ValueError(f"language must be 'javascript' or 'shell', got {language!r}")
+        language = normalize_language(language)
         if not isinstance(code, str):
             raise TypeError(f"code must be a str, got {type(code).__name__}")
         if isinstance(stdin, bytes):
@@ -484,43 +505,40 @@ class Runtime:
         if stdin is not None and not isinstance(stdin, str):
             raise TypeError(f"stdin must be str or bytes, got {type(stdin).__name__}")
         if self._running:
-            raise builtins.RuntimeError("a run is already in progress on this sandbox: finish it first")
+            raise builtins.RuntimeError(
+                "a run is already in progress on this sandbox: finish it (result()) or cancel() it first"
+            )
         try:
-            _go().SandboxStart(self._handle, language, code, stdin or "", stdin is not None, on_output is not None)
+            _go().SandboxStart(
+                self._handle, language, safe_text(code), safe_text(stdin or ""), stdin is not None, on_output is not None
+            )
         except builtins.RuntimeError as e:
             raise RuntimeError(str(e)) from None
         self._running = True
-        self._peeked = None
-        self._last_step_id = None
         self._on_output = on_output
-        self._idle = False
         self._audit("command_create", {"language": language, "code_bytes": len(code)})
 
-    def _next_event(self) -> dict[str, Any]:
-        return json.loads(_go().SandboxNext(self._handle))
-
-    def _handle_event(self, ev: dict[str, Any]) -> bool:
-        """Process an event; True when it is a request now in _peeked."""
+    def _step(self, take: bool, timeout_ms: int = _STEP_MS) -> dict[str, Any]:
+        """One question to the run; handles output and the end itself."""
+        if not self._handle:
+            raise builtins.RuntimeError("Sandbox not initialized")
+        ev: dict[str, Any] = json.loads(_go().SandboxStep(self._handle, timeout_ms, take))
         kind = ev["kind"]
-        if kind == "request":
-            self._idle = False
-            self._peeked = ToolRequest(id=int(ev["id"]), method=ev["method"], params=ev.get("params"))
-            return True
         if kind == "output":
             if self._on_output is not None and ev.get("stream") == "stdout":
                 self._on_output(ev.get("data", ""))
-            return False
-        if kind == "idle":
-            self._idle = True
-            return False
-        if kind == "done":
-            self._finish()
-            return False
-        raise RuntimeError(f"unknown event from the core: {kind!r}")
+        elif kind == "done":
+            self._finish(ev.get("result") or {})
+        return ev
 
-    def _finish(self) -> None:
-        self._last = RunResult._from_json(_go().SandboxResult(self._handle))
+    @staticmethod
+    def _request(ev: dict[str, Any]) -> ToolRequest:
+        return ToolRequest(id=int(ev["id"]), method=ev["method"], params=ev.get("params"))
+
+    def _finish(self, result: dict[str, Any]) -> None:
+        self._last = RunResult._from_dict(result)
         self._running = False
+        self._on_output = None
         for call in self._last.tool_calls:
             self._audit(
                 "tool_call",
@@ -544,29 +562,45 @@ class Runtime:
             del self._audit_lines[:-10000]
 
     def has_work(self) -> bool:
-        """True while the run has a tool request to answer (blocks until known)."""
-        if self._peeked is not None:
-            return True
-        while self._running:
-            if self._handle_event(self._next_event()):
-                return True
-        return False
+        """True while the run has tool requests to answer: a new one is
+        queued, or the script waits on ones `step()` already returned.
+        Blocks while the script computes; False once it has ended."""
+        try:
+            while self._running:
+                kind = self._step(take=False)["kind"]
+                if kind in ("request", "waiting"):
+                    return True
+            return False
+        except BaseException:
+            self._abandon()
+            raise
 
     def step(self) -> ToolRequest | None:
         """The next tool request, or None once the run has ended."""
-        if self._peeked is None and not self.has_work():
+        try:
+            while self._running:
+                ev = self._step(take=True)
+                if ev["kind"] == "request":
+                    return self._request(ev)
+                if ev["kind"] == "waiting":
+                    raise builtins.RuntimeError(
+                        f"step(): the script waits for the answers to requests {ev['ids']}, which step() "
+                        "already returned; answer them with resume() or resume_error()"
+                    )
             return None
-        req, self._peeked = self._peeked, None
-        assert req is not None
-        self._last_step_id = req.id
-        return req
+        except builtins.RuntimeError:
+            raise
+        except BaseException:
+            self._abandon()
+            raise
 
     def _target(self, id: int | None) -> int:
         if id is not None:
             return int(id)
-        if self._last_step_id is None:
+        last = int(_go().SandboxLastHanded(self._handle)) if self._running else 0
+        if last == 0:
             raise builtins.RuntimeError("resume() without id: no request has been returned by step()")
-        return self._last_step_id
+        return last
 
     def resume(self, result: Any, *, id: int | None = None) -> None:
         """Answer a request with a JSON-serialisable value."""
@@ -575,30 +609,68 @@ class Runtime:
         if err is not None:
             self.resume_error(err, id=id)
             return
-        self._resume_json(self._target(id), text or "null")
-
-    def _resume_json(self, id: int, text: str) -> None:
-        try:
-            _go().SandboxResume(self._handle, id, text)
-        except builtins.RuntimeError as e:
-            raise RuntimeError(str(e)) from None
+        self._answer(self._target(id), Answer(text=text or "null"))
 
     def resume_error(self, message: str, *, id: int | None = None) -> None:
         """Answer a request with an error: the script's promise rejects with it."""
         self._require_open()
+        self._answer(self._target(id), Answer(code=CODE_INTERNAL, error=str(message)))
+
+    def _answer(self, id: int, answer: Answer) -> None:
+        go = _go()
         try:
-            _go().SandboxResumeError(self._handle, self._target(id), str(message))
+            if answer.error is None:
+                try:
+                    go.SandboxResume(self._handle, id, answer.text or "null")
+                    return
+                except (UnicodeError, ValueError):
+                    answer = Answer(
+                        code=CODE_INVALID,
+                        error="Invalid payload JSON: the tool result contains text that is not valid "
+                        "Unicode (a lone surrogate)",
+                    )
+            go.SandboxResumeError(self._handle, id, answer.code, safe_text(answer.error or ""))
         except builtins.RuntimeError as e:
+            if not self._handle:
+                raise builtins.RuntimeError("Sandbox not initialized") from None
             raise RuntimeError(str(e)) from None
 
     def result(self) -> RunResult | None:
         """The finished run; drains the loop (answering nothing) if needed."""
-        while self._running:
-            if self._handle_event(self._next_event()):
-                req, self._peeked = self._peeked, None
-                assert req is not None
-                self.resume_error("run abandoned: the host stopped answering tool calls", id=req.id)
+        try:
+            while self._running:
+                ev = self._step(take=True)
+                if ev["kind"] == "request":
+                    self._answer(int(ev["id"]), Answer(code=CODE_CANCELLED, error=_ABANDONED))
+                elif ev["kind"] == "waiting":
+                    for i in ev["ids"]:
+                        self._answer(int(i), Answer(code=CODE_CANCELLED, error=_ABANDONED))
+        except BaseException:
+            self._abandon()
+            raise
         return self._last
+
+    def cancel(self) -> None:
+        """Stop the run in progress, if any (from any thread). A computing or
+        sleeping script stops within milliseconds; the sandbox stays usable."""
+        if self._handle:
+            try:
+                _go().SandboxCancel(self._handle)
+            except builtins.RuntimeError:
+                pass
+
+    def _abandon(self) -> None:
+        """Cancel the run after an error or interrupt in Python and wait
+        (briefly: a cancelled guest stops at once) for it to end."""
+        if not self._running:
+            return
+        self.cancel()
+        try:
+            while self._running and self._handle:
+                self._step(take=True, timeout_ms=1000)
+        except BaseException:
+            pass
+        self._running = False
 
     # -- whole runs ---------------------------------------------------------
 
@@ -606,7 +678,7 @@ class Runtime:
         self,
         code: str,
         language: str,
-        handle: Callable[[ToolRequest], tuple[str | None, str | None]],
+        handle: Callable[[ToolRequest], Answer],
         on_output: Callable[[str], None] | None,
         stdin: str | bytes | None,
     ) -> RunResult:
@@ -616,26 +688,16 @@ class Runtime:
         try:
             self.start(code, language, stdin=stdin, on_output=on_output)
             try:
-                while self.has_work():
-                    req = self.step()
-                    assert req is not None
-                    self._answer(req, handle(req))
-            finally:
-                self._drain()
+                while self._running:
+                    ev = self._step(take=True)
+                    if ev["kind"] == "request":
+                        self._answer(int(ev["id"]), handle(self._request(ev)))
+            except BaseException:
+                self._abandon()
+                raise
             return self._outcome()
         finally:
             self._release_lock()
-
-    def _answer(self, req: ToolRequest, outcome: tuple[str | None, str | None]) -> None:
-        text, err = outcome
-        if err is not None:
-            self.resume_error(err, id=req.id)
-        else:
-            self._resume_json(req.id, text or "null")
-
-    def _drain(self) -> None:
-        if self._running:
-            self.result()
 
     def _outcome(self) -> RunResult:
         assert self._last is not None
@@ -653,57 +715,50 @@ class Runtime:
         self._lock_owner = None
         self._lock.release()
 
+    async def _acquire_async(self) -> None:
+        # Polling keeps the wait cancellable: a cancelled waiter holds nothing.
+        delay = 0.001
+        while not self._lock.acquire(blocking=False):
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.02)
+
     async def _run_async(
         self,
         code: str,
         language: str,
-        handle: Callable[[ToolRequest], Awaitable[tuple[str | None, str | None]]],
+        handle: Callable[[ToolRequest], Awaitable[Answer]],
         on_output: Callable[[str], None] | None,
         stdin: str | bytes | None,
     ) -> RunResult:
         self._check_not_reentrant()
-        await asyncio.to_thread(self._lock.acquire)
-        self._lock_owner = threading.get_ident()
+        await self._acquire_async()
         try:
             self.start(code, language, stdin=stdin, on_output=on_output)
             try:
+                batch: list[ToolRequest] = []
                 while self._running:
-                    # Gather everything the script issued together, until it waits.
-                    batch: list[ToolRequest] = []
-                    while self._running:
-                        ev = await asyncio.to_thread(self._next_event)
-                        if self._handle_event(ev):
-                            assert self._peeked is not None
-                            batch.append(self._peeked)
-                            self._peeked = None
-                        elif self._idle or not self._running:
-                            break
+                    # Requests the script issued together are queued together:
+                    # take them all, then run their handlers concurrently.
+                    wait_ms = 0 if batch else _STEP_MS
+                    ev = await asyncio.to_thread(self._step, True, wait_ms)
+                    if ev["kind"] == "request":
+                        batch.append(self._request(ev))
+                        continue
                     if batch:
                         answers = await asyncio.gather(*(handle(r) for r in batch))
-                        for req, outcome in zip(batch, answers):
-                            self._answer(req, outcome)
-            finally:
-                self._drain()
+                        for req, answer in zip(batch, answers):
+                            self._answer(req.id, answer)
+                        batch = []
+            except BaseException:
+                # Cancelled (or failed): stop the guest without blocking the
+                # event loop; the core finishes it within a few milliseconds
+                # and the next start() waits for that.
+                self.cancel()
+                self._running = False
+                raise
             return self._outcome()
         finally:
             self._release_lock()
-
-    def _raw_handler_call(self, req: ToolRequest) -> tuple[str | None, str | None]:
-        handler = self._config.tool_handler
-        if handler is None:
-            return None, "No tool handler configured"
-        try:
-            value = handler(req.method, req.params)
-        except Exception as e:  # the script sees it; Python does not raise
-            return None, f"Tool '{req.method}' failed: {e}"
-        if inspect.isawaitable(value):
-            if inspect.iscoroutine(value):
-                value.close()
-            return None, (
-                f"Tool handler returned a coroutine for '{req.method}'. "
-                "Use execute_async() instead of execute() for async handlers."
-            )
-        return encode_result(value)
 
     def execute(
         self,
@@ -713,7 +768,7 @@ class Runtime:
     ) -> str:
         """Run a shell command line; return its stdout."""
         self._require_open()
-        return self._run_sync(command, "shell", self._raw_handler_call, on_output, stdin).stdout
+        return self._run_sync(command, "shell", self._pipeline.call_sync, on_output, stdin).stdout
 
     async def execute_async(
         self,
@@ -722,20 +777,7 @@ class Runtime:
         stdin: str | bytes | None = None,
     ) -> str:
         self._require_open()
-
-        async def handle(req: ToolRequest) -> tuple[str | None, str | None]:
-            handler = self._config.tool_handler
-            if handler is None:
-                return None, "No tool handler configured"
-            try:
-                value = handler(req.method, req.params)
-                if inspect.isawaitable(value):
-                    value = await value
-            except Exception as e:
-                return None, f"Tool '{req.method}' failed: {e}"
-            return encode_result(value)
-
-        return (await self._run_async(command, "shell", handle, on_output, stdin)).stdout
+        return (await self._run_async(command, "shell", self._pipeline.call_async, on_output, stdin)).stdout
 
     def close(self) -> None:
         """End any run and remove the sandbox's directory."""
