@@ -6,6 +6,7 @@ from .audit import AuditCollector, AuditConfig, AuditEntry
 from .bash_tool import create_sandbox_tool
 from .capabilities import (
     METHOD_CAPABILITY_TYPE,
+    TOOL_CALL_CAP_TYPE,
     CallLimitExceededError,
     CapabilityError,
     Constraint,
@@ -14,6 +15,7 @@ from .capabilities import (
     MethodCapability,
     MissingParamError,
     Param,
+    ToolCallCap,
     TypeMismatchError,
     ViolationError,
     method_matches_pattern,
@@ -24,12 +26,16 @@ from .langgraph import ExecutionResult, SandboxTool
 from .runtime import Runtime, RuntimeConfig, RuntimeError, RuntimeStatus
 from .runtime.wasm import (
     AsyncToolHandler,
-    MemoryLimitError,
     SyncToolHandler,
-    TimeoutError,
     ToolHandler,
     precompile_module,
 )
+
+# Explicit re-exports (the `X as X` form), so that type checkers accept
+# `amla_sandbox.TimeoutError` under --strict / no-implicit-reexport. They
+# are deliberately not in __all__: a star-import would shadow the builtins.
+from .runtime.wasm import MemoryLimitError as MemoryLimitError
+from .runtime.wasm import TimeoutError as TimeoutError
 from .sandbox import Sandbox
 from .tools import (
     ToolDefinition,
@@ -43,7 +49,8 @@ from .tools import (
     tool_from_function,
 )
 
-# Exactly the documented names. TimeoutError and MemoryLimitError are
+# Exactly the documented names: 0.1.7's 41 plus 0.2.8's ToolCallCap and
+# TOOL_CALL_CAP_TYPE (API-0.2.md §5). TimeoutError and MemoryLimitError are
 # attributes of the package too, but not star-exported: that would shadow
 # the builtins of the same names.
 __all__ = [
@@ -73,6 +80,8 @@ __all__ = [
     "AsyncToolHandler",
     "MethodCapability",
     "METHOD_CAPABILITY_TYPE",
+    "ToolCallCap",
+    "TOOL_CALL_CAP_TYPE",
     "Constraint",
     "ConstraintSet",
     "Param",

@@ -10,17 +10,23 @@ The constraint DSL, per parameter:
     N (an int or float)                  the value must equal N
 
 A string that is none of these is an error (`ValueError` naming the tool, the
-parameter and the string), as is a constraint for a tool that does not exist.
+parameter and the string): it would leave the tool unconstrained. A
+`constraints` or `max_calls` key that names no tool, and a constraint on a
+parameter the tool does not have, are accepted as the reference accepts them,
+with a `UserWarning` naming the key and the tools.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .capabilities import Constraint, ConstraintSet, MethodCapability
+from .capabilities import Constraint, ConstraintSet, ToolCallCap
 from .langgraph import SandboxTool, _build_sandbox, _function_list
+from .tools.conversion import _tool_name
 from .runtime.wasm import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 
 __all__ = ["create_sandbox_tool", "DEFAULT_MAX_CALLS"]
@@ -105,17 +111,20 @@ def _build_capabilities(
     tools: Sequence[Callable[..., Any]],
     constraints: Mapping[str, Mapping[str, Any]] | None = None,
     max_calls: int | Mapping[str, int] | None = None,
-) -> list[MethodCapability]:
+) -> list[ToolCallCap]:
     """One capability `mcp:<name>` per tool, with its constraints and budget."""
     constraints = constraints or {}
-    return [
-        MethodCapability(
-            method_pattern=f"mcp:{f.__name__}",
-            constraints=_parse_constraints(constraints.get(f.__name__, {})),
-            max_calls=_limit_for(f.__name__, max_calls),
+    caps = []
+    for f in tools:
+        name = _tool_name(f)
+        caps.append(
+            ToolCallCap(
+                method_pattern=f"mcp:{name}",
+                constraints=_parse_constraints(constraints.get(name, {})),
+                max_calls=_limit_for(name, max_calls),
+            )
         )
-        for f in tools
-    ]
+    return caps
 
 
 def _preview(value: Any) -> str:
@@ -123,21 +132,50 @@ def _preview(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _parameter_names(func: Callable[..., Any]) -> list[str] | None:
+    """The keyword parameters `func` accepts, or None if it takes **kwargs
+    (or its signature cannot be read)."""
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    return [
+        p.name
+        for p in params
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        and p.name not in ("self", "cls")
+    ]
+
+
+def _top_level_param(path: str) -> str:
+    # Constraint paths walk into nested values with "/" (API.md §2.2.1).
+    return path.removeprefix("/").split("/", 1)[0]
+
+
+def _warn(message: str) -> None:
+    # stacklevel 4: _warn ← _check_spec ← create_sandbox_tool ← the caller.
+    warnings.warn(message, UserWarning, stacklevel=4)
+
+
 def _check_spec(
-    names: Sequence[str],
+    tool_map: Mapping[str, Callable[..., Any]],
     constraints: Mapping[str, Any],
     max_calls: int | Mapping[str, int] | None,
 ) -> None:
-    """Refuse what `_build_capabilities` would silently drop."""
-    known = sorted(set(names))
+    """Refuse what would leave a tool unconstrained or unbudgeted (an
+    unparseable constraint, a value of the wrong type); warn about keys the
+    reference accepts but that do nothing or block every call."""
+    known = sorted(tool_map)
     if not isinstance(constraints, Mapping):
         raise TypeError(
             f"constraints must be a dict of {{tool name: {{parameter: constraint}}}}, "
             f"got {type(constraints).__name__}"
         )
     for tool, spec in constraints.items():
-        if tool not in known:
-            raise ValueError(f"constraints name unknown tool {tool!r}; the tools are {known}")
+        if tool not in tool_map:
+            _warn(f"constraints name no tool {tool!r}, so they are ignored; the tools are {known}")
         if not isinstance(spec, Mapping):
             raise TypeError(
                 f"constraints for tool {tool!r} must be a dict of {{parameter: constraint}}, "
@@ -157,10 +195,23 @@ def _check_spec(
                     f"Invalid constraint for tool {tool!r}, parameter {param!r}: "
                     f"expected a string, a list or a number, got {type(value).__name__}: {_preview(value)}"
                 )
+        func = tool_map.get(tool)
+        accepted = _parameter_names(func) if func is not None else None
+        if accepted is not None:
+            for param in spec:
+                if isinstance(param, str) and _top_level_param(param) not in accepted:
+                    _warn(
+                        f"constraints for tool {tool!r} name parameter {param!r}, which the tool does not have "
+                        f"(its parameters are {accepted}); every call that does not pass it will be denied "
+                        f"with 'Missing parameter: {param}'"
+                    )
     if isinstance(max_calls, Mapping):
         for tool, limit in max_calls.items():
-            if tool not in known:
-                raise ValueError(f"max_calls names unknown tool {tool!r}; the tools are {known}")
+            if tool not in tool_map:
+                _warn(
+                    f"max_calls names no tool {tool!r}, so it is ignored; the tools are {known} "
+                    f"(tools not listed get {DEFAULT_MAX_CALLS} calls)"
+                )
             if isinstance(limit, bool) or not isinstance(limit, int):
                 raise TypeError(f"max_calls for tool {tool!r} must be an int, got {type(limit).__name__}")
     elif max_calls is not None and (isinstance(max_calls, bool) or not isinstance(max_calls, int)):
@@ -183,12 +234,13 @@ def create_sandbox_tool(
     `timeout` (seconds per run) and `memory_limit` (bytes) bound every run.
 
     Raises ValueError/TypeError for a constraint or limit that would
-    otherwise be ignored: an unparseable string, a value of another type, a
-    tool name that is not among `tools`.
+    otherwise be ignored: an unparseable string, a value of another type.
+    Warns (UserWarning) about a `constraints`/`max_calls` key naming no tool
+    and a constraint on a parameter the tool does not have.
     """
     funcs = _function_list(tools)
-    tool_map = {f.__name__: f for f in funcs}
-    _check_spec(list(tool_map), constraints or {}, max_calls)
+    tool_map = {_tool_name(f): f for f in funcs}
+    _check_spec(tool_map, constraints or {}, max_calls)
     caps = _build_capabilities(funcs, constraints, max_calls)
     sandbox = _build_sandbox(funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit)
     return SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map)

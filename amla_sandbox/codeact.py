@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .capabilities import MethodCapability
+from .capabilities import ToolCallCap
 from .langgraph import SandboxTool
 from .tools import format_tool_descriptions_js
 
@@ -64,7 +64,7 @@ Only what your code prints with console.log() is shown to you, so always console
 def create_amla_sandbox(
     tools: Sequence[Callable[..., Any]],
     *,
-    capabilities: Sequence[MethodCapability] | None = None,
+    capabilities: Sequence[ToolCallCap] | None = None,
 ) -> SandboxFn:
     """An evaluation function `(code, locals) -> (output, new_locals)` running
     `code` as JavaScript in one sandbox. Files persist between calls;
@@ -81,7 +81,7 @@ def create_amla_codeact(
     model: Any,
     tools: Sequence[Callable[..., Any]],
     *,
-    capabilities: Sequence[MethodCapability] | None = None,
+    capabilities: Sequence[ToolCallCap] | None = None,
     prompt: str | None = None,
 ) -> Any:
     """A langgraph-codeact agent whose code runs in an amla sandbox.

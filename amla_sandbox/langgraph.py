@@ -9,7 +9,8 @@ Usage::
     sandbox.run("const w = await get_weather({city: 'SF'}); console.log(w.temp);", language="javascript")
     sandbox.run("echo hello | tr a-z A-Z", language="shell")
 
-    agent = create_react_agent(model, [sandbox.as_langchain_tool()])
+    from langchain.agents import create_agent  # LangChain/LangGraph 1.x
+    agent = create_agent(model, tools=[sandbox.as_langchain_tool()])
 
 LangChain and pydantic are imported only when a LangChain tool is built.
 """
@@ -22,10 +23,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .capabilities import MethodCapability
+from ._language import normalize_language
+from .capabilities import ToolCallCap
 from .runtime.wasm import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 from .sandbox import Sandbox
-from .tools import _js_params, capability_from_function, tool_from_function
+from .tools.conversion import _js_params, _tool_name, capability_from_function, tool_from_function
 
 __all__ = ["ExecutionResult", "SandboxTool"]
 
@@ -75,7 +77,8 @@ Shell mode (language="shell"): run shell pipelines with grep, jq, tr, head,
 tail, sort, uniq, wc, cut, cat, echo, e.g.
 `cat /workspace/data.json | jq '.items[]' | head -5`.
 
-The language argument is required: "javascript" or "shell"."""
+The language argument is "javascript" (the default; also "js", "node") or
+"shell" (also "bash", "sh")."""
 
 
 def _tool_map_handler(tool_map: dict[str, Callable[..., Any]]) -> Callable[[str, dict[str, Any]], Any]:
@@ -102,12 +105,13 @@ def _function_list(tools: Sequence[Callable[..., Any]] | None) -> list[Callable[
                 "Convert framework tools first with from_langchain(), from_openai_tools() "
                 "or from_anthropic_tools()."
             )
+        _tool_name(f)  # a lambda cannot be called by name: say so now
     return funcs
 
 
 def _build_sandbox(
     funcs: list[Callable[..., Any]],
-    capabilities: list[MethodCapability],
+    capabilities: list[ToolCallCap],
     tool_map: dict[str, Callable[..., Any]],
     *,
     timeout: float,
@@ -166,14 +170,14 @@ class SandboxTool:
 
     def __post_init__(self) -> None:
         if not self._tool_map and self.tools:
-            self._tool_map = {f.__name__: f for f in self.tools}
+            self._tool_map = {_tool_name(f): f for f in self.tools}
 
     @classmethod
     def from_functions(
         cls,
         tools: Sequence[Callable[..., Any]],
         *,
-        capabilities: Sequence[MethodCapability] | None = None,
+        capabilities: Sequence[ToolCallCap] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
     ) -> SandboxTool:
@@ -184,7 +188,7 @@ class SandboxTool:
         list means the development default `**`).
         """
         funcs = _function_list(tools)
-        tool_map = {f.__name__: f for f in funcs}
+        tool_map = {_tool_name(f): f for f in funcs}
         caps = list(capabilities) if capabilities is not None else [capability_from_function(f) for f in funcs]
         sandbox = _build_sandbox(funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit)
         return cls(sandbox=sandbox, tools=funcs, _tool_map=tool_map)
@@ -213,17 +217,34 @@ class SandboxTool:
         """Run a shell command line. Never raises: failures are in the result."""
         return self._capture(lambda: self.sandbox.shell(command, stdin=stdin))
 
+    # -- lifetime -------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the sandbox (its engine, files and budgets). Idempotent;
+        later runs return an error result instead of running."""
+        self.sandbox.close()
+
+    def __enter__(self) -> SandboxTool:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- dispatch -------------------------------------------------------------
+
     def run(self, code: str, language: str, *, stdin: str | bytes | None = None) -> str:
-        """Run `code` as a shell command line if `language == "shell"`, else as
-        JavaScript; return the text for the model (`to_tool_message()`)."""
-        if language == "shell":
+        """Run `code` as JavaScript (`language` "javascript", "js" or "node")
+        or as a shell script ("shell", "bash" or "sh"), in any case; return
+        the text for the model (`to_tool_message()`). Any other `language`
+        is a ValueError listing the accepted values."""
+        if normalize_language(language) == "shell":
             return self.shell(code, stdin=stdin).to_tool_message()
         return self.execute(code, stdin=stdin).to_tool_message()
 
     async def run_async(self, code: str, language: str, *, stdin: str | bytes | None = None) -> str:
         """`run()` for callers inside an event loop: async tools are awaited on
         the caller's loop."""
-        if language == "shell":
+        if normalize_language(language) == "shell":
             shell_async = getattr(self.sandbox, "shell_async", None)
             if shell_async is not None:
                 result = await self._capture_async(lambda: shell_async(code, stdin=stdin))
@@ -244,14 +265,25 @@ class SandboxTool:
         StructuredTool, BaseModel, Field = _langchain("as_langchain_tool()")
 
         class SandboxInput(BaseModel):  # type: ignore[misc, valid-type]
-            code: str = Field(description="JavaScript code, or a shell command line")
-            language: str = Field(description='"javascript" or "shell"')
+            code: str = Field(description="JavaScript code, or a shell script")
+            language: str = Field(
+                default="javascript",
+                description='"javascript" (default) or "shell"; "js", "node", "bash" and "sh" also work',
+            )
 
-        def run(code: str, language: str) -> str:
-            return self.run(code, language)
+        def run(code: str, language: str = "javascript") -> str:
+            try:
+                lang = normalize_language(language)
+            except ValueError as e:
+                return f"[error]: {e}"
+            return self.run(code, lang)
 
-        async def arun(code: str, language: str) -> str:
-            return await self.run_async(code, language)
+        async def arun(code: str, language: str = "javascript") -> str:
+            try:
+                lang = normalize_language(language)
+            except ValueError as e:
+                return f"[error]: {e}"
+            return await self.run_async(code, lang)
 
         return StructuredTool(
             name=self.name,
@@ -304,12 +336,12 @@ class SandboxTool:
     # -- generated text -------------------------------------------------------
 
     def _function_lines(self) -> list[str]:
-        return [f"- {f.__name__}({_js_params(f)}) - {_first_doc_line(f)}" for f in self.tools]
+        return [f"- {_tool_name(f)}({_js_params(f)}) - {_first_doc_line(f)}" for f in self.tools]
 
     def _js_example(self) -> str:
         if not self.tools:
             return "console.log('hello');"
-        first = self.tools[0].__name__
+        first = _tool_name(self.tools[0])
         return f"const r = await {first}({{...}}); console.log(JSON.stringify(r));"
 
     def _limit_lines(self) -> list[str]:
@@ -332,9 +364,9 @@ class SandboxTool:
 
     def _langchain_description(self) -> str:
         lines = [
-            "Execute code in a secure sandbox. Two modes, chosen by the required `language` argument:",
+            "Execute code in a secure sandbox. Two modes, chosen by the `language` argument:",
             "",
-            "JAVASCRIPT (language='javascript'):",
+            "JAVASCRIPT (language='javascript', the default):",
             *self._js_section(),
             "",
             "SHELL (language='shell'):",
@@ -368,7 +400,7 @@ class SandboxTool:
             return "No custom tools available. Use shell commands or plain JavaScript."
         lines = ["Available functions (call from JavaScript as `await name({...})`):", ""]
         for func in self.tools:
-            lines.append(f"### {func.__name__}({_python_signature(func)})")
+            lines.append(f"### {_tool_name(func)}({_python_signature(func)})")
             lines.append(inspect.getdoc(func) or "No description")
             lines.append("")
         return "\n".join(lines)
@@ -377,7 +409,7 @@ class SandboxTool:
         lines: list[str] = []
         if include_tools and self.tools:
             lines += ["", f"### Available Functions{where}", ""]
-            lines += [f"- `{f.__name__}({_js_params(f)})` - {_first_doc_line(f)}" for f in self.tools]
+            lines += [f"- `{_tool_name(f)}({_js_params(f)})` - {_first_doc_line(f)}" for f in self.tools]
         limits = self._limit_lines()
         if limits:
             lines += ["", "### Limits", "", *limits]

@@ -1,15 +1,16 @@
 """JSON Schema for Python type hints, as used to describe tools to the sandbox.
 
-The mapping is deliberately small and matches the reference SDK quirk for
-quirk (for example a PEP 604 `T | None` hint is typed as "string"; only
-`typing.Optional[T]` is marked nullable), because tool schemas are visible to
-users and to the models they prompt.
+The mapping is deliberately small and matches the reference SDK (0.2.8)
+quirk for quirk, because tool schemas are visible to users and to the models
+they prompt: `Optional[T]` and PEP 604 `T | None` give T's schema marked
+`"nullable": True`; any other union (`int | str`) gives "string".
 """
 
 from __future__ import annotations
 
 import dataclasses
 import sys
+import types
 import typing
 from typing import Any, Union
 
@@ -48,7 +49,7 @@ def python_type_to_json_schema(t: Any) -> str | dict[str, Any]:
         return simple
 
     origin = typing.get_origin(t)
-    if origin is Union:  # typing.Optional / typing.Union only; PEP 604 unions fall through
+    if origin is Union or origin is types.UnionType:  # Optional[T], Union[...], T | None
         args = typing.get_args(t)
         if len(args) == 2 and type(None) in args:
             inner = args[0] if args[1] is type(None) else args[1]

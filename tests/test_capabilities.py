@@ -1,6 +1,9 @@
-"""Constraints, constraint sets, Param, MethodCapability and budgets
-(API.md §2, §15 "Constraints", "MethodCapability", "budgets", "Auth and
-runtime"), plus the hostile inputs of docs/capabilities.md."""
+"""Constraints, constraint sets, Param, capabilities and budgets (API.md
+§2, §15 "Constraints", "MethodCapability", "budgets", "Auth and runtime"),
+plus the hostile inputs of docs/capabilities.md. Capability and budget
+tests run under both reference APIs (tests/_apis.py): 0.1.7's
+MethodCapability with cap:method: keys and 0.2.8's ToolCallCap with
+cap:tool-call: keys."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import amla_sandbox
 from amla_sandbox import _wasm
 from amla_sandbox.capabilities import (
     METHOD_CAPABILITY_TYPE,
+    TOOL_CALL_CAP_TYPE,
     CallLimitExceededError,
     CapabilityError,
     Constraint,
@@ -21,11 +25,14 @@ from amla_sandbox.capabilities import (
     MethodCapability,
     MissingParamError,
     Param,
+    ToolCallCap,
     TypeMismatchError,
     ViolationError,
 )
 from amla_sandbox.capabilities import constraints as constraints_module
 from amla_sandbox.capabilities.constraints import ConstraintType
+
+from _apis import APIS, Api, api  # noqa: F401  (api is a fixture)
 
 
 def message(c: Constraint, params: Any) -> str | None:
@@ -375,19 +382,21 @@ def test_set_subsumption() -> None:
 # -- MethodCapability (§15) -----------------------------------------------------------------------
 
 
-def test_method_capability_defaults() -> None:
-    cap = MethodCapability(method_pattern="stripe/charges/*")
+def test_method_capability_defaults(api: Api) -> None:
+    cap = api.cls(method_pattern="stripe/charges/*")
     assert cap.constraints.is_empty() and cap.max_calls is None and cap.input_schema is None
-    assert MethodCapability("a").constraints is not MethodCapability("b").constraints
-    full = MethodCapability("x", ConstraintSet([Constraint.le("a", 1)]), 5, {"type": "object"})
+    assert api.cls("a").constraints is not api.cls("b").constraints
+    full = api.cls("x", ConstraintSet([Constraint.le("a", 1)]), 5, {"type": "object"})
     assert (len(full.constraints), full.max_calls, full.input_schema) == (1, 5, {"type": "object"})
-    assert cap.key() == "cap:method:stripe/charges/*"
-    assert MethodCapability("**").key() == "cap:method:**"
-    assert METHOD_CAPABILITY_TYPE == "method"
+    assert cap.key() == api.key("stripe/charges/*")
+    assert api.cls("**").key() == api.key("**")
+    assert METHOD_CAPABILITY_TYPE == "method" and TOOL_CALL_CAP_TYPE == "tool-call"
+    assert getattr(api.module, api.type_const_name) == api.type_const
+    assert getattr(amla_sandbox, api.type_const_name) == api.type_const
 
 
-def charge_cap() -> MethodCapability:
-    return MethodCapability(
+def charge_cap(api: Api) -> ToolCallCap:
+    return api.cls(
         "stripe/charges/*",
         ConstraintSet(
             [Constraint.ge("amount", 100), Constraint.le("amount", 10000), Constraint.is_in("currency", ["usd", "eur"])]
@@ -395,8 +404,8 @@ def charge_cap() -> MethodCapability:
     )
 
 
-def test_validate_call() -> None:
-    cap = charge_cap()
+def test_validate_call(api: Api) -> None:
+    cap = charge_cap(api)
     cap.validate_call("stripe/charges/create", {"amount": 5000, "currency": "usd"})
     with pytest.raises(CapabilityError, match="^method 'stripe/refunds/x' does not match pattern 'stripe/charges/\\*'$"):
         cap.validate_call("stripe/refunds/x", {"amount": 5000, "currency": "usd"})
@@ -410,13 +419,13 @@ def test_validate_call() -> None:
     with pytest.raises(CapabilityError, match="Missing parameter"):
         cap.validate_call("stripe/charges/create", {"currency": "usd"})
 
-    listing = MethodCapability("stripe/*/list", ConstraintSet([Constraint.le("limit", 100)]))
+    listing = api.cls("stripe/*/list", ConstraintSet([Constraint.le("limit", 100)]))
     with pytest.raises(CapabilityError):
         listing.validate_call("stripe/customers/list", {"limit": 101})
-    files = MethodCapability("fs/read", ConstraintSet([Constraint.starts_with("path", "/tmp/")]))
+    files = api.cls("fs/read", ConstraintSet([Constraint.starts_with("path", "/tmp/")]))
     with pytest.raises(CapabilityError):
         files.validate_call("fs/read", {"path": "/etc/passwd"})
-    sql = MethodCapability(
+    sql = api.cls(
         "db/query", ConstraintSet([Constraint.starts_with("sql", "SELECT"), Constraint.ne("database", "production")])
     )
     sql.validate_call("db/query", {"sql": "SELECT 1", "database": "dev"})
@@ -424,7 +433,7 @@ def test_validate_call() -> None:
         sql.validate_call("db/query", {"sql": "DROP TABLE x", "database": "dev"})
     with pytest.raises(CapabilityError):
         sql.validate_call("db/query", {"sql": "SELECT 1", "database": "production"})
-    http = MethodCapability(
+    http = api.cls(
         "http/post",
         ConstraintSet(
             [
@@ -439,7 +448,7 @@ def test_validate_call() -> None:
         http.validate_call("http/post", {**ok, "headers": {"content-type": "text/plain"}})
     with pytest.raises(CapabilityError):
         http.validate_call("http/post", {**ok, "body": {"user": {"email": "a@evil.com"}}})
-    pay = MethodCapability(
+    pay = api.cls(
         "pay",
         ConstraintSet(
             [
@@ -457,36 +466,36 @@ def test_validate_call() -> None:
     with pytest.raises(CapabilityError):
         pay.validate_call("pay", {"amount": 5000, "currency": "eur"})
     for method in ("anything", "stripe/charges/create", "deeply/nested/path/method"):
-        MethodCapability("**").validate_call(method, {})
+        api.cls("**").validate_call(method, {})
 
 
-def test_validate_call_ignores_max_calls_and_schema() -> None:
-    cap = MethodCapability("a", max_calls=0, input_schema={"bad": object()})
+def test_validate_call_ignores_max_calls_and_schema(api: Api) -> None:
+    cap = api.cls("a", max_calls=0, input_schema={"bad": object()})
     cap.validate_call("a", {})
 
 
-def test_is_subset_of() -> None:
-    stripe = MethodCapability("stripe/**")
-    assert MethodCapability("stripe/charges/*").is_subset_of(stripe)
-    assert not MethodCapability("github/**").is_subset_of(stripe)
-    assert not MethodCapability("**").is_subset_of(stripe)
-    assert not stripe.is_subset_of(MethodCapability("stripe/charges/*"))
-    limited = MethodCapability("stripe/**", max_calls=100)
-    assert MethodCapability("stripe/a", max_calls=50).is_subset_of(limited)
-    assert MethodCapability("stripe/a", max_calls=100).is_subset_of(limited)
-    assert not MethodCapability("stripe/a", max_calls=200).is_subset_of(limited)
-    assert not MethodCapability("stripe/a").is_subset_of(limited)
-    capped = MethodCapability("stripe/**", ConstraintSet([Constraint.le("amount", 10000)]))
-    assert MethodCapability("stripe/a", ConstraintSet([Constraint.le("amount", 5000)])).is_subset_of(capped)
-    assert MethodCapability(
+def test_is_subset_of(api: Api) -> None:
+    stripe = api.cls("stripe/**")
+    assert api.cls("stripe/charges/*").is_subset_of(stripe)
+    assert not api.cls("github/**").is_subset_of(stripe)
+    assert not api.cls("**").is_subset_of(stripe)
+    assert not stripe.is_subset_of(api.cls("stripe/charges/*"))
+    limited = api.cls("stripe/**", max_calls=100)
+    assert api.cls("stripe/a", max_calls=50).is_subset_of(limited)
+    assert api.cls("stripe/a", max_calls=100).is_subset_of(limited)
+    assert not api.cls("stripe/a", max_calls=200).is_subset_of(limited)
+    assert not api.cls("stripe/a").is_subset_of(limited)
+    capped = api.cls("stripe/**", ConstraintSet([Constraint.le("amount", 10000)]))
+    assert api.cls("stripe/a", ConstraintSet([Constraint.le("amount", 5000)])).is_subset_of(capped)
+    assert api.cls(
         "stripe/a", ConstraintSet([Constraint.le("amount", 5000), Constraint.is_in("currency", ["usd"])])
     ).is_subset_of(capped)
-    assert not MethodCapability("stripe/a", ConstraintSet([Constraint.le("amount", 20000)])).is_subset_of(capped)
+    assert not api.cls("stripe/a", ConstraintSet([Constraint.le("amount", 20000)])).is_subset_of(capped)
 
 
-def test_to_dict_from_dict() -> None:
-    assert MethodCapability("stripe/charges/*").to_dict() == {"method_pattern": "stripe/charges/*"}
-    cap = MethodCapability(
+def test_to_dict_from_dict(api: Api) -> None:
+    assert api.cls("stripe/charges/*").to_dict() == {"method_pattern": "stripe/charges/*"}
+    cap = api.cls(
         "s/*",
         ConstraintSet([Constraint.le("amount", 1000), Constraint.is_in("currency", ["USD"])]),
         max_calls=5,
@@ -501,26 +510,26 @@ def test_to_dict_from_dict() -> None:
         "max_calls": 5,
         "input_schema": {"type": "object"},
     }
-    back = MethodCapability.from_dict(cap.to_dict())
+    back = api.cls.from_dict(cap.to_dict())
     assert back == cap
-    assert MethodCapability.from_dict({"method_pattern": "x"}) == MethodCapability("x")
+    assert api.cls.from_dict({"method_pattern": "x"}) == api.cls("x")
     with pytest.raises(KeyError):
-        MethodCapability.from_dict({})
-    zero = MethodCapability("x", ConstraintSet([Constraint.eq("a", 0), Constraint.eq("b", False), Constraint.eq("c", None)]))
+        api.cls.from_dict({})
+    zero = api.cls("x", ConstraintSet([Constraint.eq("a", 0), Constraint.eq("b", False), Constraint.eq("c", None)]))
     assert zero.to_dict()["constraints"] == [
         {"type": "eq", "param": "a", "value": 0},
         {"type": "eq", "param": "b", "value": False},
         {"type": "eq", "param": "c"},
     ]
-    nested = MethodCapability("x", ConstraintSet([Constraint.and_([Constraint.exists("a")])]))
+    nested = api.cls("x", ConstraintSet([Constraint.and_([Constraint.exists("a")])]))
     assert nested.to_dict()["constraints"] == [{"type": "and", "constraints": [{"type": "exists", "param": "a"}]}]
     with pytest.raises(TypeError, match="^Expected Constraint, got <class 'int'>$"):
-        MethodCapability("x", ConstraintSet([1])).to_dict()  # type: ignore[list-item]
+        api.cls("x", ConstraintSet([1])).to_dict()  # type: ignore[list-item]
 
 
-def test_top_level_exports() -> None:
+def test_top_level_exports(api: Api) -> None:
     for name in (
-        "MethodCapability", "METHOD_CAPABILITY_TYPE", "Constraint", "ConstraintSet", "Param", "CapabilityError",
+        api.type_name, api.type_const_name, "Constraint", "ConstraintSet", "Param", "CapabilityError",
         "CallLimitExceededError", "ConstraintError", "MissingParamError", "TypeMismatchError", "ViolationError",
         "method_matches_pattern", "pattern_is_subset",
     ):  # fmt: skip
@@ -533,7 +542,7 @@ def test_top_level_exports() -> None:
 needs_engine = pytest.mark.skipif(not _wasm.is_wasm_available(), reason="the WASM guest is not built")
 
 
-def runtime_with(caps: list[MethodCapability]) -> Any:
+def runtime_with(caps: list[ToolCallCap]) -> Any:
     from amla_sandbox import Runtime, RuntimeConfig
     from amla_sandbox.auth import EphemeralAuthority
 
@@ -548,36 +557,36 @@ def runtime_with(caps: list[MethodCapability]) -> Any:
 
 
 @needs_engine
-def test_runtime_budgets_and_can_call() -> None:
+def test_runtime_budgets_and_can_call(api: Api) -> None:
     rt = runtime_with(
         [
-            MethodCapability("read/*", max_calls=100),
-            MethodCapability("write/*", max_calls=10),
-            MethodCapability("admin/*"),
+            api.cls("read/*", max_calls=100),
+            api.cls("write/*", max_calls=10),
+            api.cls("admin/*"),
         ]
     )
     try:
-        assert rt.get_call_counts() == {"cap:method:read/*": 100, "cap:method:write/*": 10}
-        assert rt.get_remaining_calls("cap:method:admin/*") is None
-        assert rt.get_remaining_calls("cap:method:nope") is None
+        assert rt.get_call_counts() == {api.key("read/*"): 100, api.key("write/*"): 10}
+        assert rt.get_remaining_calls(api.key("admin/*")) is None
+        assert rt.get_remaining_calls(api.key("nope")) is None
         assert rt.can_call("read/x") and not rt.can_call("other")
-        assert rt.get_remaining_calls("cap:method:read/*") == 100  # can_call consumes nothing
+        assert rt.get_remaining_calls(api.key("read/*")) == 100  # can_call consumes nothing
     finally:
         rt.close()
 
 
 @needs_engine
-def test_runtime_replaced_capabilities() -> None:
-    rt = runtime_with([MethodCapability("**")])
+def test_runtime_replaced_capabilities(api: Api) -> None:
+    rt = runtime_with([api.cls("**")])
     try:
         rt._capabilities = [
-            MethodCapability(
+            api.cls(
                 "stripe/charges/*",
                 ConstraintSet([Constraint.le("amount", 10000), Constraint.is_in("currency", ["usd"])]),
                 max_calls=10,
             ),
-            MethodCapability("stripe/*/list", ConstraintSet([Constraint.le("limit", 100)])),
-            MethodCapability("github/**"),
+            api.cls("stripe/*/list", ConstraintSet([Constraint.le("limit", 100)])),
+            api.cls("github/**"),
         ]
         assert rt.can_call("stripe/charges/create", {"amount": 5000, "currency": "usd"})
         assert rt.can_call("stripe/charges/list", {"limit": 50})
@@ -590,12 +599,137 @@ def test_runtime_replaced_capabilities() -> None:
 
 
 @needs_engine
-def test_runtime_can_call_with_constraint() -> None:
-    rt = runtime_with([MethodCapability("api/*", ConstraintSet([Constraint.le("limit", 100)]))])
+def test_runtime_can_call_with_constraint(api: Api) -> None:
+    rt = runtime_with([api.cls("api/*", ConstraintSet([Constraint.le("limit", 100)]))])
     try:
         assert rt.can_call("api/users", {"limit": 50})
         assert rt.can_call("api/posts", {"limit": 100})
         assert not rt.can_call("other/method", {"limit": 50})
         assert not rt.can_call("api/users", {"limit": 200})
+    finally:
+        rt.close()
+
+
+# -- Both APIs at once (API-0.2.md D1-D4) -----------------------------------------------------------
+
+
+def test_the_two_classes_are_one_type() -> None:
+    m = MethodCapability("mcp:add", max_calls=3)
+    t = ToolCallCap("mcp:add", max_calls=3)
+    assert issubclass(MethodCapability, ToolCallCap)
+    # isinstance holds both ways, so 0.1.7 code type-checking library-built
+    # capabilities (ToolCallCap) keeps working.
+    assert isinstance(t, MethodCapability) and isinstance(m, ToolCallCap)
+    assert not isinstance("mcp:add", MethodCapability) and not isinstance(None, ToolCallCap)
+    # Equal across classes on (pattern, constraints, max_calls, input_schema) ...
+    assert m == t and t == m and not (m != t)
+    assert m != ToolCallCap("mcp:add", max_calls=4) and t != MethodCapability("mcp:add")
+    assert m != ToolCallCap("mcp:add", ConstraintSet([Constraint.le("a", 1)]), 3)
+    assert t != "mcp:add"
+    # ... but each keeps its own key format and class.
+    assert (m.key(), t.key()) == ("cap:method:mcp:add", "cap:tool-call:mcp:add")
+    assert type(MethodCapability.from_dict(t.to_dict())) is MethodCapability
+    assert type(ToolCallCap.from_dict(m.to_dict())) is ToolCallCap
+    assert m.to_dict() == t.to_dict() == {"method_pattern": "mcp:add", "max_calls": 3}  # no class tag
+    with pytest.raises(TypeError):
+        hash(t)
+    # is_subset_of accepts either class.
+    assert MethodCapability("stripe/a", max_calls=1).is_subset_of(ToolCallCap("stripe/**"))
+    assert ToolCallCap("stripe/a", max_calls=1).is_subset_of(MethodCapability("stripe/**", max_calls=2))
+    assert not ToolCallCap("stripe/a").is_subset_of(MethodCapability("stripe/**", max_calls=2))
+    assert "ToolCallCap(method_pattern='mcp:add'" in repr(t) and repr(m).startswith("MethodCapability(")
+
+
+def test_both_submodules_share_the_exception_classes() -> None:
+    from amla_sandbox.capabilities import method, tool_call
+
+    assert method.CapabilityError is tool_call.CapabilityError is CapabilityError
+    assert method.CallLimitExceededError is tool_call.CallLimitExceededError is CallLimitExceededError
+    assert method.MethodCapability is MethodCapability and tool_call.ToolCallCap is ToolCallCap
+    assert (method.METHOD_CAPABILITY_TYPE, tool_call.TOOL_CALL_CAP_TYPE) == ("method", "tool-call")
+    assert set(method.__all__) == {"METHOD_CAPABILITY_TYPE", "CallLimitExceededError", "CapabilityError", "MethodCapability"}
+    assert set(tool_call.__all__) == {"TOOL_CALL_CAP_TYPE", "CallLimitExceededError", "CapabilityError", "ToolCallCap"}
+    try:
+        raise tool_call.CallLimitExceededError("cap:tool-call:x", 1)
+    except method.CapabilityError as e:  # an except clause written against the other module
+        assert e.capability_key == "cap:tool-call:x"
+
+
+def test_top_level_all_has_both_versions_names() -> None:
+    assert len(amla_sandbox.__all__) == 43 == len(set(amla_sandbox.__all__))
+    for name in ("MethodCapability", "METHOD_CAPABILITY_TYPE", "ToolCallCap", "TOOL_CALL_CAP_TYPE"):
+        assert name in amla_sandbox.__all__ and name in amla_sandbox.capabilities.__all__
+        assert getattr(amla_sandbox, name) is getattr(amla_sandbox.capabilities, name)
+    # Extras reachable as attributes, not star-exported (they would shadow builtins).
+    assert "TimeoutError" not in amla_sandbox.__all__ and "MemoryLimitError" not in amla_sandbox.__all__
+    assert issubclass(amla_sandbox.TimeoutError, amla_sandbox.RuntimeError)
+    assert issubclass(amla_sandbox.MemoryLimitError, amla_sandbox.RuntimeError)
+
+
+def test_call_counts_mapping_accepts_both_prefixes() -> None:
+    from amla_sandbox.capabilities._counts import CallCounts
+
+    counts = CallCounts({"cap:tool-call:z": 1, "cap:method:a": 2, "other": 3})
+    assert list(counts) == ["cap:tool-call:z", "cap:method:a", "other"]  # order kept, reported keys
+    assert repr(counts) == "{'cap:tool-call:z': 1, 'cap:method:a': 2, 'other': 3}"
+    assert counts["cap:method:z"] == counts["cap:tool-call:z"] == 1
+    assert counts["cap:tool-call:a"] == counts["cap:method:a"] == 2
+    assert "cap:method:z" in counts and "cap:tool-call:a" in counts and "other" in counts
+    assert "cap:method:other" not in counts and "cap:method:q" not in counts and 5 not in counts
+    assert counts.get("cap:method:z") == 1 and counts.get("cap:method:q") is None and counts.get("q", 7) == 7
+    with pytest.raises(KeyError, match="cap:method:q"):
+        counts["cap:method:q"]
+    assert counts == {"cap:method:z": 1, "cap:tool-call:a": 2, "other": 3}
+    assert {"cap:method:z": 1, "cap:tool-call:a": 2, "other": 3} == counts  # reflected
+    assert counts == {"cap:tool-call:z": 1, "cap:method:a": 2, "other": 3}
+    assert counts != {"cap:tool-call:z": 1, "cap:method:a": 3, "other": 3}
+    assert counts != {"cap:tool-call:z": 1, "cap:method:a": 2}
+    # Two spellings of one budget are not one entry.
+    assert CallCounts({"cap:method:a": 1}) != {"cap:method:a": 1, "cap:tool-call:a": 1}
+    assert counts != [("cap:tool-call:z", 1)]
+    assert isinstance(counts, dict) and dict(counts) == {"cap:tool-call:z": 1, "cap:method:a": 2, "other": 3}
+
+
+def test_policy_json_tags_each_capability_with_its_class() -> None:
+    import json
+
+    from amla_sandbox.capabilities._counts import policy_json
+
+    caps = [MethodCapability("a", max_calls=1, input_schema={"x": object()}), ToolCallCap("b", ConstraintSet([Constraint.le("n", 1)]))]
+    assert json.loads(policy_json(caps)) == [
+        {"method_pattern": "a", "max_calls": 1, "kind": "method"},
+        {"method_pattern": "b", "constraints": [{"type": "le", "param": "n", "value": 1}], "kind": "tool-call"},
+    ]
+
+
+@needs_engine
+def test_budget_keys_in_each_capabilitys_own_format(api: Api) -> None:
+    other = APIS[1] if api is APIS[0] else APIS[0]
+    rt = runtime_with([api.cls("z/*", max_calls=2), other.cls("a/*", max_calls=5), api.cls("u/*")])
+    try:
+        counts = rt.get_call_counts()
+        # Reported in each capability's own format, in capability-list order.
+        assert list(counts) == [api.key("z/*"), other.key("a/*")]
+        # Looked up in either format.
+        for k in (api.key("z/*"), other.key("z/*")):
+            assert rt.get_remaining_calls(k) == 2 and counts[k] == 2 and k in counts
+        for k in (api.key("a/*"), other.key("a/*")):
+            assert rt.get_remaining_calls(k) == 5
+        assert counts == {other.key("z/*"): 2, api.key("a/*"): 5}
+        for k in ("z/*", "cap:tool_call:z/*", api.key("u/*"), other.key("u/*"), api.key("nope")):
+            assert rt.get_remaining_calls(k) is None
+    finally:
+        rt.close()
+
+
+@needs_engine
+def test_same_pattern_in_both_classes_shares_one_budget(api: Api) -> None:
+    other = APIS[1] if api is APIS[0] else APIS[0]
+    # The last limited capability with the pattern sets the counter and the
+    # reported key; every capability with the pattern draws from it.
+    rt = runtime_with([other.cls("p", max_calls=9), api.cls("p", max_calls=2)])
+    try:
+        assert dict(rt.get_call_counts()) == {api.key("p"): 2}
+        assert rt.get_remaining_calls(other.key("p")) == 2
     finally:
         rt.close()

@@ -1,4 +1,5 @@
-"""Capabilities enforced on calls made from inside running scripts (capability issue)."""
+"""Capabilities enforced on calls made from inside running scripts (capability issue),
+under both reference APIs (tests/_apis.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from _apis import Api, api  # noqa: F401  (api is a fixture)
 from amla_sandbox import (
     ConstraintSet,
-    MethodCapability,
     Param,
     Sandbox,
     ToolDefinition,
@@ -38,10 +39,10 @@ def catch_all(call: str) -> str:
     return f"try {{ console.log(JSON.stringify(await {call})) }} catch (e) {{ console.log('DENIED ' + e.message) }}"
 
 
-def test_denial_rejects_the_promise_and_never_calls_the_handler():
+def test_denial_rejects_the_promise_and_never_calls_the_handler(api: Api):
     handler, calls = counting_handler()
     caps = [
-        MethodCapability(
+        api.cls(
             method_pattern="mcp:stripe.charge",
             constraints=ConstraintSet([Param("amount") <= 10000, Param("currency").is_in(["USD", "EUR"])]),
         )
@@ -62,20 +63,23 @@ def test_denial_rejects_the_promise_and_never_calls_the_handler():
     lines = out.splitlines()
     assert lines[0] == '{"ok":true,"name":"stripe.charge"}'
     assert lines[1] == (
-        "DENIED Method 'mcp:stripe.charge' matched pattern 'mcp:stripe.charge' but failed constraint check: "
+        "DENIED tool call 'mcp:stripe.charge' failed: permission_denied: Method 'mcp:stripe.charge' matched pattern 'mcp:stripe.charge' but failed constraint check: "
         "Constraint violation: amount <= 10000, actual: 50000"
     )
     assert lines[2].endswith("Constraint violation: currency in ['USD', 'EUR'], actual: 'GBP'")
     assert lines[3].endswith("Missing parameter: amount")
-    assert lines[4] == "DENIED No capability authorizes method 'mcp:stripe.refund'. Available patterns: ['mcp:stripe.charge']"
+    assert lines[4] == (
+        "DENIED tool call 'mcp:stripe.refund' failed: permission_denied: "
+        "No capability authorizes method 'mcp:stripe.refund'. Available patterns: ['mcp:stripe.charge']"
+    )
     # A number sent as a string is not a number: string vs int ordering fails closed.
     assert lines[5].endswith("Constraint violation: amount <= 10000, actual: '10000'")
     assert calls == [("stripe.charge", {"amount": 500, "currency": "USD"})]
 
 
-def test_values_json_cannot_carry_fail_closed():
+def test_values_json_cannot_carry_fail_closed(api: Api):
     handler, calls = counting_handler()
-    caps = [MethodCapability(method_pattern="mcp:pay", constraints=ConstraintSet([Param("amount") <= 100]))]
+    caps = [api.cls(method_pattern="mcp:pay", constraints=ConstraintSet([Param("amount") <= 100]))]
     with Sandbox(tools=defs("pay"), capabilities=caps, tool_handler=handler) as sb:
         out = sb.execute(
             "\n".join(catch_all(f"pay({{amount: {v}}})") for v in ("NaN", "Infinity", "-Infinity", "true", "-0", "2n ** 70n > 0n ? 1e308 * 10 : 0"))
@@ -88,52 +92,54 @@ def test_values_json_cannot_carry_fail_closed():
     assert len(calls) == 2
 
 
-def test_budgets_are_consumed_in_order_with_fallback_and_limit_message():
+def test_budgets_are_consumed_in_order_with_fallback_and_limit_message(api: Api):
     handler, calls = counting_handler()
-    caps = [MethodCapability(method_pattern="mcp:data.read", max_calls=2), MethodCapability(method_pattern="**", max_calls=10)]
+    caps = [api.cls(method_pattern="mcp:data.read", max_calls=2), api.cls(method_pattern="**", max_calls=10)]
     with Sandbox(tools=defs("data.read"), capabilities=caps, tool_handler=handler) as sb:
         sb.execute("for (let i = 0; i < 3; i++) await data_read({})")
-        assert sb.get_call_counts() == {"cap:method:mcp:data.read": 0, "cap:method:**": 9}
+        assert sb.get_call_counts() == {api.key("mcp:data.read"): 0, api.key("**"): 9}
         assert len(calls) == 3
-    caps = [MethodCapability(method_pattern="**", max_calls=3)]
+    caps = [api.cls(method_pattern="**", max_calls=3)]
     handler, calls = counting_handler()
     with Sandbox(tools=defs("t"), capabilities=caps, tool_handler=handler) as sb:
         out = sb.execute("for (let i = 1; i <= 4; i++) { " + catch_all("t({})") + " }")
-        assert out.splitlines()[3] == "DENIED Call limit exceeded for 'cap:method:**': max 3 calls allowed"
+        assert out.splitlines()[3] == (
+            f"DENIED tool call 'mcp:t' failed: permission_denied: Call limit exceeded for '{api.prefix}**': max 3 calls allowed"
+        )
         assert len(calls) == 3
-        assert sb.get_remaining_calls("cap:method:**") == 0
+        assert sb.get_remaining_calls(api.key("**")) == 0
         assert not sb.can_call("mcp:t", {})
         # Budgets never reset between runs.
-        assert sb.execute(catch_all("t({})")).startswith("DENIED Call limit exceeded")
+        assert sb.execute(catch_all("t({})")).startswith("DENIED tool call 'mcp:t' failed: permission_denied: Call limit exceeded")
 
 
-def test_a_failing_handler_still_spends_budget():
+def test_a_failing_handler_still_spends_budget(api: Api):
     def handler(name: str, params: Any) -> Any:
         raise RuntimeError("down")
 
-    with Sandbox(tools=defs("t"), capabilities=[MethodCapability("**", max_calls=5)], tool_handler=handler) as sb:
+    with Sandbox(tools=defs("t"), capabilities=[api.cls("**", max_calls=5)], tool_handler=handler) as sb:
         sb.execute(catch_all("t({})"))
-        assert sb.get_remaining_calls("cap:method:**") == 4
+        assert sb.get_remaining_calls(api.key("**")) == 4
 
 
-def test_one_sandbox_cannot_spend_another_sandboxes_budget():
+def test_one_sandbox_cannot_spend_another_sandboxes_budget(api: Api):
     handler, _ = counting_handler()
-    caps = [MethodCapability("**", max_calls=2)]
+    caps = [api.cls("**", max_calls=2)]
     a = Sandbox(tools=defs("t"), capabilities=caps, tool_handler=handler)
     b = Sandbox(tools=defs("t"), capabilities=caps, tool_handler=handler)
     try:
         a.execute("await t({}); await t({})")
-        assert a.get_remaining_calls("cap:method:**") == 0
-        assert b.get_remaining_calls("cap:method:**") == 2
+        assert a.get_remaining_calls(api.key("**")) == 0
+        assert b.get_remaining_calls(api.key("**")) == 2
         assert b.execute("return (await t({})).ok") == "true\n"
     finally:
         a.close()
         b.close()
 
 
-def test_tool_applet_goes_through_the_same_checks_and_budget():
+def test_tool_applet_goes_through_the_same_checks_and_budget(api: Api):
     handler, calls = counting_handler()
-    caps = [MethodCapability("mcp:pay", constraints=ConstraintSet([Param("amount") <= 100]), max_calls=2)]
+    caps = [api.cls("mcp:pay", constraints=ConstraintSet([Param("amount") <= 100]), max_calls=2)]
     with Sandbox(tools=defs("pay"), capabilities=caps, tool_handler=handler) as sb:
         assert json.loads(sb.shell("tool pay --amount 50")) == {"ok": True, "name": "pay"}
         sb.shell("tool pay --amount 500")
@@ -141,13 +147,16 @@ def test_tool_applet_goes_through_the_same_checks_and_budget():
         assert sb.last_result.exit_code != 0
         sb.execute("await pay({amount: 1})")
         sb.shell("tool pay --amount 1")
-        assert "Call limit exceeded for 'cap:method:mcp:pay': max 2 calls allowed" in sb.last_stderr
+        assert (
+            f"tool: pay failed: permission_denied: Call limit exceeded for '{api.prefix}mcp:pay': max 2 calls allowed"
+            in sb.last_stderr
+        )
     assert len(calls) == 2
 
 
-def test_methods_a_script_was_not_given_never_reach_the_handler():
+def test_methods_a_script_was_not_given_never_reach_the_handler(api: Api):
     handler, calls = counting_handler()
-    caps = [MethodCapability("mcp:safe")]
+    caps = [api.cls("mcp:safe")]
     with Sandbox(tools=defs("safe", "danger"), capabilities=caps, tool_handler=handler) as sb:
         out = sb.execute(
             "\n".join(
@@ -165,14 +174,17 @@ def test_methods_a_script_was_not_given_never_reach_the_handler():
     assert calls == []
 
 
-def test_mangled_name_collisions_do_not_bypass_capabilities():
+def test_mangled_name_collisions_do_not_bypass_capabilities(api: Api):
     handler, calls = counting_handler()
-    caps = [MethodCapability("mcp:a.b")]
+    caps = [api.cls("mcp:a.b")]
     with Sandbox(tools=defs("a.b", "a_b"), capabilities=caps, tool_handler=handler) as sb:
         out = sb.execute(catch_all("a_b({})") + "\n" + catch_all("callTool('a_b', {})"))
     lines = out.splitlines()
     assert lines[0] == '{"ok":true,"name":"a.b"}'  # the first registered tool owns the identifier
-    assert lines[1] == "DENIED No capability authorizes method 'mcp:a_b'. Available patterns: ['mcp:a.b']"
+    assert lines[1] == (
+        "DENIED tool call 'mcp:a_b' failed: permission_denied: "
+        "No capability authorizes method 'mcp:a_b'. Available patterns: ['mcp:a.b']"
+    )
     assert calls == [("a.b", {})]
 
 
@@ -190,12 +202,12 @@ def test_mangled_name_collisions_do_not_bypass_capabilities():
         ("mcp:t", "mcp:ｔ", False),  # a full-width look-alike is another name
     ],
 )
-def test_can_call_patterns(pattern: str, method: str, allowed: bool):
-    with Sandbox(capabilities=[MethodCapability(pattern)]) as sb:
+def test_can_call_patterns(pattern: str, method: str, allowed: bool, api: Api):
+    with Sandbox(capabilities=[api.cls(pattern)]) as sb:
         assert sb.can_call(method) is allowed
 
 
-def test_create_sandbox_tool_constraints_from_inside_scripts():
+def test_create_sandbox_tool_constraints_from_inside_scripts(api: Api):
     def transfer_money(amount: float, currency: str) -> dict:
         return {"success": True}
 
@@ -219,6 +231,13 @@ def test_create_sandbox_tool_constraints_from_inside_scripts():
     lines = out.splitlines()
     assert "5000" in lines[0] and "GBP" in lines[1]
     assert lines[2] == lines[3] == '{"success":true}'
-    assert lines[4] == "DENIED Call limit exceeded for 'cap:method:mcp:transfer_money': max 2 calls allowed"
+    # create_sandbox_tool builds ToolCallCap (0.2.8): its key is cap:tool-call:, found by either prefix.
+    assert lines[4] == (
+        "DENIED tool call 'mcp:transfer_money' failed: permission_denied: "
+        "Call limit exceeded for 'cap:tool-call:mcp:transfer_money': max 2 calls allowed"
+    )
+    assert tool.sandbox.get_remaining_calls(api.key("mcp:transfer_money")) == 0
+    assert tool.sandbox.get_call_counts() == {api.key("mcp:transfer_money"): 0}
+    assert list(tool.sandbox.get_call_counts()) == ["cap:tool-call:mcp:transfer_money"]
     with pytest.raises(ValueError, match="transfer_money.*amount.*<=lots"):
         create_sandbox_tool(tools=[transfer_money], constraints={"transfer_money": {"amount": "<=lots"}})

@@ -110,6 +110,9 @@ class FakeSandbox:
     def shell(self, command: str, stdin: Any = None) -> str:
         return self._do("shell", command, stdin)
 
+    def close(self) -> None:
+        self.calls.append(("close", "", None))
+
 
 def fake_tool(tools: list[Any] | None = None, **kw: Any) -> tuple[SandboxTool, FakeSandbox]:
     sb = FakeSandbox(**kw)
@@ -142,12 +145,57 @@ def test_execute_never_raises() -> None:
 
 @pytest.mark.parametrize(
     "language,kind",
-    [("shell", "shell"), ("javascript", "execute"), ("js", "execute"), ("Shell", "execute"), ("", "execute")],
+    [
+        ("shell", "shell"),
+        ("Shell", "shell"),
+        ("bash", "shell"),
+        ("SH", "shell"),
+        (" sh ", "shell"),
+        ("javascript", "execute"),
+        ("JavaScript", "execute"),
+        ("js", "execute"),
+        ("node", "execute"),
+        ("NODE", "execute"),
+    ],
 )
 def test_run_routes_on_language(language: str, kind: str) -> None:
     tool, sb = fake_tool()
     assert tool.run("code", language) == "out\n"
     assert sb.calls[0][0] == kind
+    assert asyncio.run(tool.run_async("code", language)) == "out\n"
+    assert sb.calls[1][0] == ("shell" if kind == "shell" else "execute_async")
+
+
+@pytest.mark.parametrize("language", ["", "python", "zsh", "javascript2", None, 1])
+def test_run_refuses_an_unknown_language(language: Any) -> None:
+    tool, sb = fake_tool()
+    accepted = "'javascript', 'js', 'node', 'shell', 'bash', 'sh'"
+    with pytest.raises(ValueError, match="accepted values \\(any case\\): " + accepted.replace("'", "'")) as info:
+        tool.run("code", language)
+    assert repr(language)[:20] in str(info.value)
+    with pytest.raises(ValueError):
+        asyncio.run(tool.run_async("code", language))
+    assert sb.calls == []
+
+
+def test_normalize_language() -> None:
+    from amla_sandbox._language import normalize_language
+
+    assert [normalize_language(x) for x in ("javascript", "JS", "Node", "shell", "BASH", "sh")] == [
+        "javascript", "javascript", "javascript", "shell", "shell", "shell",
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="^Unsupported language 'ruby'; accepted values"):
+        normalize_language("ruby")
+
+
+def test_close_and_context_manager() -> None:
+    tool, sb = fake_tool()
+    with tool as t:
+        assert t is tool
+        t.run("x", "js")
+    assert [c[0] for c in sb.calls] == ["execute", "close"]
+    tool.close()  # idempotent as far as SandboxTool goes: the sandbox decides
+    assert [c[0] for c in sb.calls] == ["execute", "close", "close"]
 
 
 def test_run_requires_language() -> None:
@@ -249,7 +297,7 @@ def test_system_prompt_for_separate_tools() -> None:
 def test_langchain_description_shapes() -> None:
     tool, _ = fake_tool([add, greet], capabilities=limited_caps())
     text = tool._langchain_description()
-    assert "JAVASCRIPT (language='javascript')" in text
+    assert "JAVASCRIPT (language='javascript', the default)" in text
     assert "- add({a: number, b: number}) - Add two numbers." in text
     assert "const r = await add({...}); console.log(JSON.stringify(r));" in text
     assert "SHELL (language='shell')" in text
@@ -268,12 +316,21 @@ def test_as_langchain_tool() -> None:
     assert lc.name == "my_sandbox"
     assert lc.description == tool._langchain_description()
     schema = lc.args_schema.model_json_schema()
-    assert set(schema["required"]) == {"code", "language"}
+    # A model that leaves `language` out still runs its code, as JavaScript.
+    assert schema["required"] == ["code"]
+    assert schema["properties"]["language"]["default"] == "javascript"
     assert schema["properties"]["code"]["type"] == "string"
     assert lc.invoke({"code": "echo hi", "language": "shell"}) == "out\n"
+    assert lc.invoke({"code": "echo hi", "language": "bash"}) == "out\n"
     assert lc.invoke({"code": "1", "language": "javascript"}) == "out\n"
-    assert asyncio.run(lc.ainvoke({"code": "2", "language": "javascript"})) == "out\n"
-    assert [c[0] for c in sb.calls] == ["shell", "execute", "execute_async"]
+    assert lc.invoke({"code": "1"}) == "out\n"
+    assert asyncio.run(lc.ainvoke({"code": "2", "language": "JS"})) == "out\n"
+    assert asyncio.run(lc.ainvoke({"code": "2"})) == "out\n"
+    assert [c[0] for c in sb.calls] == ["shell", "shell", "execute", "execute", "execute_async", "execute_async"]
+    # An unknown language is reported to the model, not raised into the agent loop.
+    out = lc.invoke({"code": "x", "language": "python"})
+    assert out.startswith("[error]: Unsupported language 'python'; accepted values") and "'bash'" in out
+    assert len(sb.calls) == 6
 
 
 def test_as_langchain_tools() -> None:

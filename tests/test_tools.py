@@ -162,11 +162,18 @@ def test_tool_from_function_optional_and_lists() -> None:
     assert p["required"] == ["query"]
 
 
-def test_tool_from_function_pep604_optional_is_string() -> None:
-    def f(x: int | None = None) -> None:
+def test_tool_from_function_pep604_optional_is_nullable() -> None:
+    # API-0.2.md D6: 0.2.8 types `T | None` like Optional[T].
+    def f(a: int | None = None, b: list[str] | None = None, c: int | str = 0) -> None:
         """F."""
 
-    assert tool_from_function(f).parameters["properties"]["x"] == {"type": "string"}
+    props = tool_from_function(f).parameters["properties"]
+    assert props == {
+        "a": {"type": "integer", "nullable": True},
+        "b": {"type": "array", "items": {"type": "string"}, "nullable": True},
+        "c": {"type": "string"},
+    }
+    assert format_tool_descriptions_js([f]) == "## Available Functions\n\n### `f({a?: integer, b?: array, c?: string})`\nF.\n"
 
 
 def test_tool_from_function_pydantic_param() -> None:
@@ -294,7 +301,7 @@ def test_format_tool_descriptions_js_types_and_optional() -> None:
         "### `add({a: number, b: number})`",
         "Add two numbers.",
         "",
-        "### `ship({box: object, express?: boolean, tags?: string, note?: string})`",
+        "### `ship({box: object, express?: boolean, tags?: array, note?: string})`",
         "Ship a box.",
         "",
     ]
@@ -353,9 +360,13 @@ def test_from_openai_handler_is_returned_as_is() -> None:
         return {"city": city, "temp": 20}
 
     funcs, _ = from_openai_tools(OPENAI_WRAPPED, handlers={"get_weather": my_weather})
-    assert funcs[0] is my_weather
-    assert my_weather.__name__ == "get_weather"  # renamed so the sandbox finds it
+    # A function named after its tool, calling the handler; the handler itself
+    # is not renamed (one function may serve several tools).
+    assert funcs[0].__name__ == "get_weather" and funcs[0].__wrapped__ is my_weather
+    assert my_weather.__name__ == "my_weather"
     assert funcs[0](city="Paris") == {"city": "Paris", "temp": 20}
+    same_name, _ = from_openai_tools(OPENAI_WRAPPED, handlers={"get_weather": funcs[0]})
+    assert same_name[0] is funcs[0]  # already named right: passed through
 
 
 def test_from_openai_placeholder_raises() -> None:
@@ -424,7 +435,7 @@ def test_from_anthropic_tools() -> None:
     assert defs[0].parameters == CLAUDE_TOOLS[0]["input_schema"]
     assert defs[1].description == "Call no_schema"
     assert defs[1].parameters == {"type": "object", "properties": {}}
-    assert funcs[0] is lookup
+    assert funcs[0].__name__ == "lookup_order" and funcs[0].__wrapped__ is lookup
     assert funcs[0](id=3) == {"id": 3}
     with pytest.raises(NotImplementedError, match="No handler provided") as info:
         funcs[1]()
@@ -458,7 +469,9 @@ def test_from_langchain_object_with_func() -> None:
         args_schema = None
 
     funcs, defs = from_langchain([FakeTool()])
-    assert funcs[0] is impl
+    # Named after the tool, so create_sandbox_tool registers it as search_docs.
+    assert funcs[0].__name__ == "search_docs" and funcs[0].__wrapped__ is impl
+    assert funcs[0](query="q") == "q"
     assert defs[0].name == "search_docs"
     assert defs[0].description == "Search the docs"
     assert defs[0].parameters == tool_from_function(impl).parameters
@@ -475,7 +488,10 @@ def test_from_langchain_object_with_run() -> None:
 
     tool = FakeBaseTool()
     funcs, defs = from_langchain([tool])
-    assert funcs[0] == tool._run
+    # Registered under the tool's name, not `_run`.
+    assert funcs[0].__name__ == "calc" and funcs[0].__wrapped__ == tool._run
+    assert funcs[0](expression="1+1") == "1+1"
+    assert tool_from_function(funcs[0]).parameters["properties"] == {"expression": {"type": "string"}}
     assert defs[0].name == "calc"
     assert defs[0].description == "Calculate"
     assert defs[0].parameters == {"type": "object", "properties": {}}

@@ -1,8 +1,10 @@
 """Capabilities: which tool calls a sandbox may make (API.md §2).
 
-A :class:`MethodCapability` grants the methods its pattern matches, under
-its :class:`ConstraintSet`, up to ``max_calls`` times. The decisions are
-made by the Go core; these classes hold the data and add Python syntax.
+A :class:`ToolCallCap` (0.2.8's name; :class:`MethodCapability` is 0.1.7's,
+a subclass differing only in its ``cap:method:`` key format) grants the
+methods its pattern matches, under its :class:`ConstraintSet`, up to
+``max_calls`` times. The decisions are made by the Go core; these classes
+hold the data and add Python syntax.
 """
 
 from .constraints import (
@@ -14,16 +16,18 @@ from .constraints import (
     TypeMismatchError,
     ViolationError,
 )
-from .method import (
-    METHOD_CAPABILITY_TYPE,
+from .method import METHOD_CAPABILITY_TYPE, MethodCapability
+from .patterns import method_matches_pattern, pattern_is_subset
+from .tool_call import (
+    TOOL_CALL_CAP_TYPE,
     CallLimitExceededError,
     CapabilityError,
-    MethodCapability,
+    ToolCallCap,
 )
-from .patterns import method_matches_pattern, pattern_is_subset
 
 __all__ = [
     "METHOD_CAPABILITY_TYPE",
+    "TOOL_CALL_CAP_TYPE",
     "CallLimitExceededError",
     "CapabilityError",
     "Constraint",
@@ -32,6 +36,7 @@ __all__ = [
     "MethodCapability",
     "MissingParamError",
     "Param",
+    "ToolCallCap",
     "TypeMismatchError",
     "ViolationError",
     "method_matches_pattern",

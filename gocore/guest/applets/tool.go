@@ -121,7 +121,8 @@ func toolApplet(p *Proc, args []string) int {
 	}
 	ans := hostapi.Call(p.Tools, "mcp:"+name, body)
 	if !ans.OK {
-		p.errorf("tool", "%s: %s", name, ans.Error)
+		// The reference's text: "tool: <name> failed: <code>: <message>".
+		p.errorf("tool", "%s failed: %s: %s", name, hostapi.FailureCode(ans), ans.Error)
 		return 1
 	}
 	result := ans.Result

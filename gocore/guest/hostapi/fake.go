@@ -2,6 +2,7 @@ package hostapi
 
 import (
 	"encoding/json"
+	"errors"
 	"sync"
 
 	"amlasandbox/gocore/wire"
@@ -39,6 +40,15 @@ func (f *Fake) Submit(method string, params json.RawMessage) int64 {
 	return f.nextID
 }
 
+// CodedError lets a Fake handler fail with a code other than internal,
+// e.g. wire.CodePermissionDenied to stand for a capability denial.
+type CodedError struct {
+	Code    string
+	Message string
+}
+
+func (e *CodedError) Error() string { return e.Message }
+
 func (f *Fake) Next(ids []int64) wire.ToolAnswer {
 	f.mu.Lock()
 	f.Batches = append(f.Batches, len(f.pending))
@@ -56,11 +66,16 @@ func (f *Fake) Next(ids []int64) wire.ToolAnswer {
 		return wire.ToolAnswer{Error: "no such pending call"}
 	}
 	if f.Handler == nil {
-		return wire.ToolAnswer{ID: id, Error: "No handler for tool call: " + req.Method}
+		return wire.ToolAnswer{ID: id, Code: wire.CodeInternal, Error: "No handler for tool call: " + req.Method}
 	}
 	res, err := f.Handler(req.Method, req.Params)
 	if err != nil {
-		return wire.ToolAnswer{ID: id, Error: err.Error()}
+		code := wire.CodeInternal
+		var coded *CodedError
+		if errors.As(err, &coded) {
+			code = coded.Code
+		}
+		return wire.ToolAnswer{ID: id, Code: code, Error: err.Error()}
 	}
 	return wire.ToolAnswer{ID: id, OK: true, Result: res}
 }

@@ -25,3 +25,13 @@ func Call(t Tools, method string, params json.RawMessage) wire.ToolAnswer {
 	id := t.Submit(method, params)
 	return t.Next([]int64{id})
 }
+
+// FailureCode is the code of a failed answer: the host's (permission_denied,
+// internal, invalid_request, cancelled), or internal when there is none
+// (a failure inside the guest's own plumbing).
+func FailureCode(a wire.ToolAnswer) string {
+	if a.Code == "" {
+		return wire.CodeInternal
+	}
+	return a.Code
+}

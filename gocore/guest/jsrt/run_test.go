@@ -85,9 +85,9 @@ console.log(product.result);`, out: "35\n"},
 			out: "[\"admin\",\"user\"]\n"},
 		{name: "plain code", code: `console.log(42)`, out: "42\n"},
 		{name: "no handler", code: `try { await math_add({a: 1, b: 2}) } catch (e) { console.log(e.message) }`,
-			opts: []runOpt{withNoTools()}, out: "No handler for tool call: mcp:math.add\n"},
+			opts: []runOpt{withNoTools()}, out: "tool call 'mcp:math.add' failed: internal: No handler for tool call: mcp:math.add\n"},
 		{name: "no handler uncaught", code: `await math_add({a: 1, b: 2})`, opts: []runOpt{withNoTools()},
-			errHas: []string{"Error: No handler for tool call: mcp:math.add"}, exit: 1},
+			errHas: []string{"Error: tool call 'mcp:math.add' failed: internal: No handler for tool call: mcp:math.add"}, exit: 1},
 		{name: "shell", code: `const r = await shell('echo hello'); console.log(r.stdout.trim()); console.log(r.exitCode);`,
 			opts: []runOpt{withShell(fakeShell)}, out: "hello\n0\n"},
 		{name: "shell destructuring", code: `const { stdout } = await shell('echo hi'); return stdout.trim()`,
@@ -164,7 +164,7 @@ throw new MyError('custom')`, errHas: []string{"MyError: custom"}, exit: 1},
 		{name: "empty message", code: `throw new Error()`, errHas: []string{"Error\n"}, exit: 1},
 		{name: "output before the error stays", code: `console.log('before'); throw new Error('after')`,
 			out: "before\n", errHas: []string{"Error: after"}, exit: 1},
-		{name: "tool error uncaught", code: `await fail({})`, errHas: []string{"Error: Tool 'mcp:fail' failed: boom"}, exit: 1},
+		{name: "tool error uncaught", code: `await fail({})`, errHas: []string{"Error: tool call 'mcp:fail' failed: internal: Tool 'mcp:fail' failed: boom"}, exit: 1},
 		{name: "no wrapper frames", code: `throw new Error('x')`, errHas: []string{"Error: x\n    at script.js:1:7\n"}, exit: 1},
 	})
 }
@@ -264,7 +264,7 @@ func TestToolParams(t *testing.T) {
 func TestToolResults(t *testing.T) {
 	runCases(t, []jsCase{
 		{name: "tool error message exact", code: `try { await fail({}) } catch (e) { return [e instanceof Error, e.message] }`,
-			out: "[true,\"Tool 'mcp:fail' failed: boom\\nParameters: {}\"]\n"},
+			out: "[true,\"tool call 'mcp:fail' failed: internal: Tool 'mcp:fail' failed: boom\\nParameters: {}\"]\n"},
 		{name: "serialization error rejects", code: `try { await echo({n: 1n}) } catch (e) { return e.name }`, out: "TypeError\n"},
 		{name: "cycle rejects", code: `const a = {}; a.a = a; try { await echo(a) } catch (e) { return e.name }`, out: "TypeError\n"},
 		{name: "stub returns a promise", code: `const p = echo({}); return p instanceof Promise`, out: "true\n"},
@@ -399,6 +399,6 @@ async function withRetry(fn, tries = 3) {
   return 'gave up';
 }
 return await withRetry(() => fail({}), 2)`,
-			out: "attempt 1 failed: Tool 'mcp:fail' failed: boom\nattempt 2 failed: Tool 'mcp:fail' failed: boom\ngave up\n"},
+			out: "attempt 1 failed: tool call 'mcp:fail' failed: internal: Tool 'mcp:fail' failed: boom\nattempt 2 failed: tool call 'mcp:fail' failed: internal: Tool 'mcp:fail' failed: boom\ngave up\n"},
 	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"amlasandbox/gocore/guest/hostapi"
 	"amlasandbox/gocore/wire"
 )
 
@@ -60,7 +61,7 @@ type pendingCall struct {
 func (rt *runtime) submitTool(method, paramsJSON string) goja.Value {
 	p, resolve, reject := rt.vm.NewPromise()
 	if rt.opts.Tools == nil {
-		rt.check(reject(rt.newError("No handler for tool call: " + method)))
+		rt.check(reject(rt.newError(toolFailure(method, wire.CodeInternal, "No handler for tool call: "+method))))
 		return rt.vm.ToValue(p)
 	}
 	id := rt.opts.Tools.Submit(method, json.RawMessage(paramsJSON))
@@ -87,7 +88,7 @@ func (rt *runtime) awaitTool() {
 		}
 	}
 	if !ans.OK {
-		rt.check(call.reject(rt.newError(ans.Error)))
+		rt.check(call.reject(rt.newError(toolFailure(call.method, hostapi.FailureCode(ans), ans.Error))))
 		return
 	}
 	v, err := rt.parseJSON(ans.Result)
@@ -105,4 +106,10 @@ func (rt *runtime) parseJSON(raw json.RawMessage) (goja.Value, error) {
 		return goja.Null(), nil
 	}
 	return rt.jsonParse(goja.Undefined(), rt.vm.ToValue(string(raw)))
+}
+
+// toolFailure is the message a failed tool call rejects with, as both
+// reference versions word it: "tool call '<method>' failed: <code>: <error>".
+func toolFailure(method, code, msg string) string {
+	return "tool call '" + method + "' failed: " + code + ": " + msg
 }

@@ -1,0 +1,30 @@
+"""The `language` argument of run()/start(): which guest runs the code."""
+
+from __future__ import annotations
+
+__all__ = ["normalize_language", "ACCEPTED_LANGUAGES"]
+
+_ALIASES = {
+    "javascript": "javascript",
+    "js": "javascript",
+    "node": "javascript",
+    "shell": "shell",
+    "bash": "shell",
+    "sh": "shell",
+}
+
+ACCEPTED_LANGUAGES: tuple[str, ...] = tuple(_ALIASES)
+
+
+def normalize_language(language: object) -> str:
+    """`"javascript"` or `"shell"` for any accepted spelling of either.
+
+    Accepted, in any case and with surrounding blanks ignored:
+    "javascript", "js", "node" and "shell", "bash", "sh". Anything else is
+    a ValueError that lists them (a value that is not a str too).
+    """
+    canonical = _ALIASES.get(language.strip().lower()) if isinstance(language, str) else None
+    if canonical is None:
+        accepted = ", ".join(repr(a) for a in ACCEPTED_LANGUAGES)
+        raise ValueError(f"Unsupported language {language!r:.80}; accepted values (any case): {accepted}")
+    return canonical

@@ -1,0 +1,130 @@
+"""Python functions → tool definitions, capabilities and prompt text."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..capabilities import ConstraintSet, ToolCallCap
+from ..schema import extract_param_description, python_type_to_json_schema
+from .definition import ToolDefinition
+
+__all__ = ["tool_from_function", "capability_from_function", "format_tool_descriptions_js"]
+
+_SKIPPED_PARAMS = ("self", "cls")
+
+
+def _tool_name(func: Any, name: str | None = None, *, where: str = "tool") -> str:
+    """The name sandbox code calls `func` by: `name` if given, else
+    `func.__name__`. A lambda has no usable name (every one is called
+    `<lambda>`, which sandbox code cannot call), so it needs `name`."""
+    if name is not None:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"{where} name must be a non-empty str, got {name!r}")
+        return name
+    fname = getattr(func, "__name__", None)
+    if not isinstance(fname, str) or not fname:
+        raise TypeError(f"{where} {func!r:.80} has no __name__; pass a named function")
+    if fname == "<lambda>":
+        raise ValueError(
+            f"{where} {func!r:.80} is a lambda, and a lambda has no name sandbox code can call it by. "
+            "Define it with `def my_tool(...)`, or give it a name (tool_from_function(f, name='my_tool'), "
+            "or set f.__name__ = 'my_tool' before passing it)."
+        )
+    return fname
+
+
+def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(func)
+    except Exception:
+        # Unresolvable forward references: use what can be used as-is and
+        # treat string annotations as untyped rather than refuse the tool.
+        raw = getattr(func, "__annotations__", None) or {}
+        return {k: v for k, v in raw.items() if not isinstance(v, str)}
+
+
+def _parameters_schema(func: Callable[..., Any]) -> dict[str, Any]:
+    hints = _type_hints(func)
+    doc = inspect.getdoc(func)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for pname, param in inspect.signature(func).parameters.items():
+        if pname in _SKIPPED_PARAMS:
+            continue
+        schema = python_type_to_json_schema(hints.get(pname, Any))
+        prop = {"type": schema} if isinstance(schema, str) else dict(schema)
+        desc = extract_param_description(doc, pname)
+        if desc:
+            prop["description"] = desc
+        properties[pname] = prop
+        # *args / **kwargs have no default either, so they count as required
+        # (the reference's behaviour).
+        if param.default is inspect.Parameter.empty:
+            required.append(pname)
+    result: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        result["required"] = required
+    return result
+
+
+def _first_doc_line(func: Any) -> str | None:
+    doc = inspect.getdoc(func)
+    return doc.split("\n")[0] if doc else None
+
+
+def tool_from_function(func: Callable[..., Any], *, name: str | None = None) -> ToolDefinition:
+    """Describe a function as a tool: its name (or `name`), first docstring
+    line and a JSON Schema built from its type hints and `Args:` docstring
+    section. A lambda needs `name`."""
+    tool_name = _tool_name(func, name)
+    return ToolDefinition(
+        name=tool_name,
+        description=_first_doc_line(func) or f"Call {tool_name}",
+        parameters=_parameters_schema(func),
+    )
+
+
+def capability_from_function(
+    func: Callable[..., Any],
+    constraints: ConstraintSet | None = None,
+    max_calls: int | None = None,
+    *,
+    name: str | None = None,
+) -> ToolCallCap:
+    """A capability allowing sandbox code to call `func` (pattern
+    `mcp:<name>`). A lambda needs `name`."""
+    return ToolCallCap(
+        method_pattern=f"mcp:{_tool_name(func, name)}",
+        constraints=constraints if constraints is not None else ConstraintSet(),
+        max_calls=max_calls,
+    )
+
+
+def _schema_type_name(hint: Any) -> str:
+    schema = python_type_to_json_schema(hint)
+    return schema if isinstance(schema, str) else schema.get("type", "object")
+
+
+def _js_params(func: Callable[..., Any]) -> str:
+    """`{a: number, b?: string}`: the object argument as sandbox code passes it."""
+    hints = _type_hints(func)
+    parts = []
+    for pname, param in inspect.signature(func).parameters.items():
+        if pname in _SKIPPED_PARAMS:
+            continue
+        optional = "?" if param.default is not inspect.Parameter.empty else ""
+        parts.append(f"{pname}{optional}: {_schema_type_name(hints.get(pname, Any))}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def format_tool_descriptions_js(tools: Sequence[Callable[..., Any]]) -> str:
+    """Markdown describing `tools` as the JavaScript functions sandbox code calls."""
+    lines = ["## Available Functions", ""]
+    for func in tools:
+        lines.append(f"### `{_tool_name(func)}({_js_params(func)})`")
+        lines.append(_first_doc_line(func) or "No description")
+        lines.append("")
+    return "\n".join(lines)
