@@ -42,7 +42,7 @@ def sb():
         ("echo '[1,2,3]' | jq '.[1]'", "2\n"),
         ("echo '{\"a\":{\"b\":[1,2]}}' | jq '.a'", '{\n  "b": [\n    1,\n    2\n  ]\n}\n'),
         ("echo '{\"users\":[{\"name\":\"A\",\"role\":\"admin\"},{\"name\":\"B\",\"role\":\"user\"}]}' | jq -c '[.users[] | {username: .name, isAdmin: (.role == \"admin\")}]'",
-         '[{"username":"A","isAdmin":true},{"username":"B","isAdmin":false}]\n'),
+         '[{"isAdmin":true,"username":"A"},{"isAdmin":false,"username":"B"}]\n'),  # gojq's sorted keys
         ("x=5; y=$((x * 2)); echo ${y} ${#y} ${z:-def}", "10 2 def\n"),
         ("f() { local a=$1; echo \"<$a>\"; }; f one; f 'two words'", "<one>\n<two words>\n"),
         ("for i in 1 2 3; do echo $i; done | tail -1", "3\n"),

@@ -39,9 +39,11 @@ type jqOptions struct {
 	files                                                                  []string
 }
 
-// jqApplet runs a jq filter with gojq. Output is jq's: pretty-printed with
-// two spaces by default, -c compact, -r raw strings; object keys are
-// sorted (gojq's behaviour).
+// jqApplet runs a jq filter with gojq. Output is pretty-printed with two
+// spaces by default, -c compact, -r raw strings. Object keys come out in
+// gojq's documented order, sorted (jq keeps insertion order; gojq keeps
+// objects in Go maps), and keys_unsorted, to_entries and with_entries
+// follow the same sorted order.
 func jqApplet(p *Proc, args []string) int {
 	o, status := parseJQArgs(p, args[1:])
 	if status != 0 {
@@ -51,19 +53,18 @@ func jqApplet(p *Proc, args []string) int {
 		p.errorf("jq", "error: %s\n%s", jqParseErrText(o.filter, err), "jq: 1 compile error")
 		return jqExitCompile
 	}
-	// jq's definitions that gojq lacks or orders differently come first;
-	// the user's own definitions still shadow them.
+	// jq's definitions that gojq lacks come first; the user's own
+	// definitions still shadow them.
 	query, err := gojq.Parse(jqPrelude + o.filter)
 	if err != nil {
 		p.errorf("jq", "error: %s\n%s", jqParseErrText(o.filter, err), "jq: 1 compile error")
 		return jqExitCompile
 	}
-	order := newJQKeyOrder(query)
 	named := map[string]any{}
 	names := []string{"$ARGS"}
 	values := []any{nil}
 	for _, v := range o.vars {
-		val, status := jqArgValue(p, order, v.kind, v.text)
+		val, status := jqArgValue(p, v.kind, v.text)
 		if status != 0 {
 			return status
 		}
@@ -75,14 +76,14 @@ func jqApplet(p *Proc, args []string) int {
 	for _, a := range o.positional {
 		var val any = a
 		if o.jsonArgs {
-			if val, status = jqArgValue(p, order, "jsonargs", a); status != 0 {
+			if val, status = jqArgValue(p, "jsonargs", a); status != 0 {
 				return status
 			}
 		}
 		positional = append(positional, val)
 	}
 	values[0] = map[string]any{"positional": positional, "named": named}
-	in := &jqInputs{p: p, order: order, files: o.files, raw: o.rawInput, slurp: o.slurp}
+	in := &jqInputs{p: p, files: o.files, raw: o.rawInput, slurp: o.slurp}
 	code, err := gojq.Compile(query,
 		gojq.WithVariables(names),
 		gojq.WithEnvironLoader(func() []string {
@@ -94,25 +95,6 @@ func jqApplet(p *Proc, args []string) int {
 			return env
 		}),
 		gojq.WithInputIter(in),
-		gojq.WithFunction("keys_unsorted", 0, 0, func(v any, _ []any) any {
-			m, ok := v.(map[string]any)
-			if !ok {
-				if arr, ok := v.([]any); ok {
-					keys := make([]any, len(arr))
-					for i := range arr {
-						keys[i] = i
-					}
-					return keys
-				}
-				return fmt.Errorf("%s has no keys", jqTypeName(v))
-			}
-			keys := order.keys(m)
-			out := make([]any, len(keys))
-			for i, k := range keys {
-				out[i] = k
-			}
-			return out
-		}),
 	)
 	if err != nil {
 		p.errorf("jq", "error: %s\njq: 1 compile error", err)
@@ -156,7 +138,7 @@ func jqApplet(p *Proc, args []string) int {
 			}
 			outputs++
 			last = r
-			if err := o.write(out, order, r); err != nil {
+			if err := o.write(out, r); err != nil {
 				status = p.writeFailed("jq", err)
 				return true
 			}
@@ -176,9 +158,7 @@ func jqApplet(p *Proc, args []string) int {
 				status = jqExitUsage
 				break
 			}
-			stop := run(v)
-			order.forget()
-			if stop {
+			if stop := run(v); stop {
 				break
 			}
 		}
@@ -197,12 +177,10 @@ func jqApplet(p *Proc, args []string) int {
 	return status
 }
 
-// jqPrelude defines what jq has and gojq lacks, or orders differently:
-// to_entries and with_entries follow the objects' key order (see
-// jqKeyOrder) rather than sorting.
-const jqPrelude = `def to_entries: [keys_unsorted[] as $k | {key: $k, value: .[$k]}];
-def with_entries(f): to_entries | map(f) | from_entries;
-def leaf_paths: paths(scalars);
+// jqPrelude defines what jq has and gojq lacks. keys_unsorted is keys:
+// gojq's objects have no order but the sorted one.
+const jqPrelude = `def leaf_paths: paths(scalars);
+def keys_unsorted: keys;
 `
 
 // jqTypeName names a value's jq type for error messages.
@@ -328,12 +306,12 @@ func parseJQArgs(p *Proc, args []string) (jqOptions, int) {
 }
 
 // jqArgValue is the value of --arg, --argjson, --slurpfile or --rawfile.
-func jqArgValue(p *Proc, order *jqKeyOrder, kind, v string) (any, int) {
+func jqArgValue(p *Proc, kind, v string) (any, int) {
 	switch kind {
 	case "arg":
 		return v, 0
 	case "argjson", "jsonargs":
-		val, err := jqDecode(order, []byte(v))
+		val, err := jqDecode([]byte(v))
 		if err != nil {
 			p.errorf("jq", "invalid JSON text passed to --%s", kind)
 			return nil, jqExitUsage
@@ -358,7 +336,7 @@ func jqArgValue(p *Proc, order *jqKeyOrder, kind, v string) (any, int) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	for {
-		val, err := order.decode(dec)
+		val, err := jqDecodeNext(dec)
 		if err == io.EOF {
 			break
 		} else if err != nil {
@@ -373,11 +351,22 @@ func jqArgValue(p *Proc, order *jqKeyOrder, kind, v string) (any, int) {
 	return vals, 0
 }
 
+// jqDecodeNext reads the next JSON value from dec (made with UseNumber,
+// so big integers and decimals are printed as written); io.EOF when there
+// is none.
+func jqDecodeNext(dec *json.Decoder) (any, error) {
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
 // jqDecode decodes exactly one JSON value.
-func jqDecode(order *jqKeyOrder, data []byte) (any, error) {
+func jqDecode(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := order.decode(dec)
+	v, err := jqDecodeNext(dec)
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +377,7 @@ func jqDecode(order *jqKeyOrder, data []byte) (any, error) {
 }
 
 // write prints one result in the selected format.
-func (o *jqOptions) write(out *bufio.Writer, order *jqKeyOrder, v any) error {
+func (o *jqOptions) write(out *bufio.Writer, v any) error {
 	if s, ok := v.(string); ok && o.raw {
 		if _, err := out.WriteString(s); err != nil {
 			return err
@@ -402,7 +391,7 @@ func (o *jqOptions) write(out *bufio.Writer, order *jqKeyOrder, v any) error {
 			indent = "\t"
 		}
 		var buf bytes.Buffer
-		if err := order.encode(&buf, v, indent, 0); err != nil {
+		if err := jqEncode(&buf, v, indent, 0); err != nil {
 			return err
 		}
 		b := buf.Bytes()
@@ -451,7 +440,6 @@ func jqParseErrText(filter string, err error) string {
 // string) of everything. It also serves input/inputs in filters.
 type jqInputs struct {
 	p     *Proc
-	order *jqKeyOrder
 	files []string
 	raw   bool
 	slurp bool
@@ -523,7 +511,7 @@ func (in *jqInputs) next() (any, bool) {
 				return err, true
 			}
 		} else {
-			v, err := in.order.decode(in.dec)
+			v, err := jqDecodeNext(in.dec)
 			if err == nil {
 				return v, true
 			}
@@ -576,4 +564,74 @@ func (in *jqInputs) Next() (any, bool) {
 		}
 		all = append(all, v)
 	}
+}
+
+// jqEncode writes v as JSON with object keys sorted (gojq's order):
+// compact when indent is "", else pretty with indent per level, like jq.
+func jqEncode(b *bytes.Buffer, v any, indent string, level int) error {
+	newline := func(l int) {
+		if indent != "" {
+			b.WriteByte('\n')
+			for i := 0; i < l; i++ {
+				b.WriteString(indent)
+			}
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		if len(v) == 0 {
+			b.WriteString("{}")
+			return nil
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			newline(level + 1)
+			kb, err := gojq.Marshal(k)
+			if err != nil {
+				return err
+			}
+			b.Write(kb)
+			b.WriteByte(':')
+			if indent != "" {
+				b.WriteByte(' ')
+			}
+			if err := jqEncode(b, v[k], indent, level+1); err != nil {
+				return err
+			}
+		}
+		newline(level)
+		b.WriteByte('}')
+	case []any:
+		if len(v) == 0 {
+			b.WriteString("[]")
+			return nil
+		}
+		b.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			newline(level + 1)
+			if err := jqEncode(b, e, indent, level+1); err != nil {
+				return err
+			}
+		}
+		newline(level)
+		b.WriteByte(']')
+	default:
+		sb, err := gojq.Marshal(v)
+		if err != nil {
+			return err
+		}
+		b.Write(sb)
+	}
+	return nil
 }
