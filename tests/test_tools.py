@@ -1,14 +1,16 @@
-"""Tools from Python functions and from other frameworks (amla_sandbox.tools)."""
+"""Tools from Python functions and from other frameworks (amla_sandbox.tools);
+capability tests run under both reference APIs (tests/_apis.py)."""
 
 import dataclasses
 from typing import Optional
 
 import pytest
+from _apis import Api, api  # noqa: F401  (api is a fixture)
 from amla_sandbox.capabilities import (
     CapabilityError,
     Constraint,
     ConstraintSet,
-    MethodCapability,
+    ToolCallCap,
 )
 
 from amla_sandbox.tools import (
@@ -214,9 +216,12 @@ def test_tool_from_function_unresolvable_hint_is_untyped() -> None:
 # -- capability_from_function -------------------------------------------------
 
 
-def test_capability_from_function_defaults() -> None:
+def test_capability_from_function_defaults(api: Api) -> None:
     cap = capability_from_function(add)
-    assert isinstance(cap, MethodCapability)
+    # The library builds ToolCallCap (0.2.8); it is a MethodCapability for 0.1.7 code too.
+    assert type(cap) is ToolCallCap and isinstance(cap, api.cls)
+    assert cap.key() == "cap:tool-call:mcp:add"
+    assert cap == api.cls("mcp:add")
     assert cap.method_pattern == "mcp:add"
     assert cap.constraints.is_empty()
     assert cap.max_calls is None
@@ -560,3 +565,75 @@ def test_ingested_tools_can_be_used_as_callables() -> None:
     funcs, _ = from_openai_tools(OPENAI_FLAT, handlers={"search": lambda q: [q]})
     handler = create_tool_handler(funcs)
     assert handler("mcp:search", {"q": "x"}) == ["x"]
+
+
+# -- the package layout of both reference versions (API-0.2.md §3) --------------------------------
+
+
+def test_tools_is_a_package_with_the_reference_submodules() -> None:
+    import importlib
+
+    import amla_sandbox.tools as tools
+
+    layout = {
+        "conversion": {"tool_from_function", "capability_from_function", "format_tool_descriptions_js"},
+        "definition": {"ToolDefinition"},
+        "handlers": {"create_tool_handler"},
+        "ingest": {"from_langchain", "from_openai_tools", "from_openai", "from_anthropic_tools", "from_claude"},
+    }
+    assert hasattr(tools, "__path__")
+    for sub, names in layout.items():
+        module = importlib.import_module(f"amla_sandbox.tools.{sub}")
+        for name in names:
+            assert getattr(module, name) is getattr(tools, name), (sub, name)
+    assert sorted(tools.__all__) == sorted(set().union(*layout.values()))
+
+
+# -- tools whose name is not their function's name -------------------------------------------------
+
+
+def test_lambda_needs_a_name() -> None:
+    square = lambda x: x * x  # noqa: E731
+    for make in (tool_from_function, capability_from_function, format_tool_descriptions_js, create_tool_handler):
+        arg = [square] if make in (format_tool_descriptions_js, create_tool_handler) else square
+        with pytest.raises(ValueError, match="is a lambda, and a lambda has no name sandbox code can call it by"):
+            make(arg)  # type: ignore[operator]
+    assert tool_from_function(square, name="square").name == "square"
+    assert capability_from_function(square, name="square").method_pattern == "mcp:square"
+    with pytest.raises(ValueError, match="non-empty str"):
+        tool_from_function(square, name="")
+
+
+def test_one_function_serves_two_tools() -> None:
+    def lookup(**kw: object) -> dict:
+        return dict(kw)
+
+    funcs, defs = from_openai_tools(
+        [{"name": "find_user", "parameters": {}}, {"name": "find_order", "parameters": {}}],
+        handlers={"find_user": lookup, "find_order": lookup},
+    )
+    assert [f.__name__ for f in funcs] == ["find_user", "find_order"]  # both kept
+    assert lookup.__name__ == "lookup"
+    assert [d.name for d in defs] == ["find_user", "find_order"]
+    handler = create_tool_handler(funcs)
+    assert handler("mcp:find_user", {"id": 1}) == {"id": 1} == handler("find_order", {"id": 1})
+
+
+def test_bound_method_and_async_handlers_keep_their_kind() -> None:
+    import asyncio
+    import inspect
+
+    class Service:
+        def get(self, key: str) -> str:
+            return key.upper()
+
+        async def aget(self, key: str) -> str:
+            return key.lower()
+
+    svc = Service()
+    funcs, _ = from_anthropic_tools([{"name": "get_it"}, {"name": "aget_it"}], handlers={"get_it": svc.get, "aget_it": svc.aget})
+    assert funcs[0](key="a") == "A"
+    assert inspect.iscoroutinefunction(funcs[1]) and asyncio.run(funcs[1](key="B")) == "b"
+    assert tool_from_function(funcs[0]).parameters == {
+        "type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"],
+    }  # fmt: skip
