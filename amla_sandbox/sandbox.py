@@ -15,6 +15,7 @@ from .audit import AuditCollector, AuditConfig, AuditEntry
 from .capabilities import MethodCapability
 from .runtime.pipeline import ToolPipeline
 from .runtime.wasm import (
+    DEFAULT_DISK_QUOTA,
     DEFAULT_MAX_OUTPUT_SIZE,
     DEFAULT_MAX_TOOL_RESULT_SIZE,
     DEFAULT_MEMORY_LIMIT,
@@ -48,6 +49,7 @@ class Sandbox:
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     max_tool_result_size: int = DEFAULT_MAX_TOOL_RESULT_SIZE
     max_output_size: int = DEFAULT_MAX_OUTPUT_SIZE
+    disk_quota: int = DEFAULT_DISK_QUOTA
     _runtime: Runtime | None = field(default=None, repr=False)
     _prelude: str | None = field(default=None, repr=False)
     _audit_collector: AuditCollector | None = field(default=None, repr=False)
@@ -98,6 +100,7 @@ class Sandbox:
                 tools_json=json.dumps([t.to_dict() for t in self.tools]),
                 max_tool_result_size=self.max_tool_result_size,
                 max_output_size=self.max_output_size,
+                disk_quota=self.disk_quota,
                 timeout=self.timeout,
                 memory_limit=self.memory_limit,
             )

@@ -51,6 +51,7 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
 DEFAULT_MAX_TOOL_RESULT_SIZE = 64 * 1024 * 1024
 DEFAULT_MAX_OUTPUT_SIZE = 32 * 1024 * 1024
+DEFAULT_DISK_QUOTA = 1024 * 1024 * 1024
 # The guest's Go runtime needs room of its own before any script runs.
 MIN_MEMORY_LIMIT = 32 * 1024 * 1024
 
@@ -268,6 +269,7 @@ class RuntimeConfig:
     timeout: float = DEFAULT_TIMEOUT
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     max_output_size: int = DEFAULT_MAX_OUTPUT_SIZE
+    disk_quota: int = DEFAULT_DISK_QUOTA
 
 
 def _check_limits(timeout: Any, memory_limit: Any, max_tool_result_size: Any) -> None:
@@ -319,6 +321,7 @@ class Runtime:
         _check_limits(config.timeout, config.memory_limit, config.max_tool_result_size)
         _check_positive_int("max_output_size", config.max_output_size)
         _check_positive_int("max_steps", config.max_steps)
+        _check_positive_int("disk_quota", config.disk_quota)
         wasm = _resolve_wasm(config.wasm_path)
         if not config.trusted_authorities:
             raise RuntimeError(
@@ -360,6 +363,7 @@ class Runtime:
                         "max_tool_result": int(config.max_tool_result_size),
                         "max_output": int(config.max_output_size),
                         "max_tool_calls": int(config.max_steps),
+                        "disk_quota": int(config.disk_quota),
                     }
                 )
             )

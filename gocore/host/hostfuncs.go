@@ -102,6 +102,13 @@ func newLinker(eng *wasmtime.Engine) (*wasmtime.Linker, error) {
 			p.spawned = nil
 			return trap
 		}},
+		{wire.FnDiskReserve, func(c *wasmtime.Caller, n int64) (refused int32, trap *wasmtime.Trap) {
+			defer guard(wire.FnDiskReserve, &trap)
+			if procOf(c).run.sb.disk.reserve(n) {
+				return 0, nil
+			}
+			return 1, nil
+		}},
 	}
 	for _, d := range defs {
 		if err := l.FuncWrap(wire.Module, d.name, d.fn); err != nil {

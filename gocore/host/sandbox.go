@@ -18,6 +18,7 @@ const (
 	DefaultMaxOutput     = 32 << 20
 	DefaultMaxToolResult = 64 << 20
 	DefaultMaxToolCalls  = 10000
+	DefaultDiskQuota     = 1 << 30
 )
 
 // Limits bound one run. Zero fields take the defaults above.
@@ -28,6 +29,7 @@ type Limits struct {
 	MaxToolResult int64         // bytes of one serialized tool result
 	MaxCallStack  int           // JavaScript call depth; 0 = guest default
 	MaxToolCalls  int           // tool calls one run may make (max_steps)
+	DiskQuota     int64         // bytes the sandbox's files may take on the host
 }
 
 func (l Limits) withDefaults() Limits {
@@ -45,6 +47,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxToolCalls <= 0 {
 		l.MaxToolCalls = DefaultMaxToolCalls
+	}
+	if l.DiskQuota <= 0 {
+		l.DiskQuota = DefaultDiskQuota
 	}
 	return l
 }
@@ -66,6 +71,7 @@ type Sandbox struct {
 	guest *GuestModule
 	cfg   Config
 	base  string // host-only directory holding root/ and run scratch files
+	disk  *diskQuota
 
 	mu     sync.Mutex
 	active *Run
@@ -91,7 +97,9 @@ func NewSandbox(guest *GuestModule, cfg Config) (*Sandbox, error) {
 			return nil, fmt.Errorf("new sandbox: creating %s: %w", d, err)
 		}
 	}
-	return &Sandbox{guest: guest, cfg: cfg, base: base}, nil
+	sb := &Sandbox{guest: guest, cfg: cfg, base: base}
+	sb.disk = &diskQuota{root: sb.Root(), limit: cfg.Limits.DiskQuota}
+	return sb, nil
 }
 
 // Root is the host directory the guest sees as `/`.

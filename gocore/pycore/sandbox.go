@@ -34,7 +34,7 @@ type sandboxConfig struct {
 	MaxOutput     int64           `json:"max_output"`
 	MaxCallStack  int             `json:"max_call_stack"`
 	MaxToolCalls  int             `json:"max_tool_calls"`
-	Grants        []string        `json:"grants"`
+	DiskQuota     int64           `json:"disk_quota"`
 }
 
 // LoadGuest compiles (or loads from cachePath) the guest module and
@@ -79,6 +79,7 @@ func SandboxNew(configJSON string) (h int64, err error) {
 			MaxToolResult: cfg.MaxToolResult,
 			MaxCallStack:  cfg.MaxCallStack,
 			MaxToolCalls:  cfg.MaxToolCalls,
+			DiskQuota:     cfg.DiskQuota,
 		},
 	}
 	if cfg.Policy != 0 {

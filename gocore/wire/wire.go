@@ -33,18 +33,29 @@ const Module = "amla"
 //	                              it ends; returns the length of its
 //	                              SpawnResult JSON
 //	spawn_take(ptr)               copies the SpawnResult spawn announced
+//	disk_reserve(bytes i64) -> i32
+//	                              asks for room for bytes more of files under
+//	                              the sandbox's disk quota before writing
+//	                              them (creating a file or directory costs
+//	                              DiskEntryCost); 0 = granted, 1 = refused
+//	                              (the guest fails the write with ENOSPC)
 const (
-	FnInputLen   = "input_len"
-	FnInputRead  = "input_read"
-	FnOutput     = "output"
-	FnToolSubmit = "tool_submit"
-	FnToolWait   = "tool_wait"
-	FnToolTake   = "tool_take"
-	FnExitStatus = "exit_status"
-	FnSleep      = "sleep"
-	FnSpawn      = "spawn"
-	FnSpawnTake  = "spawn_take"
+	FnInputLen    = "input_len"
+	FnInputRead   = "input_read"
+	FnOutput      = "output"
+	FnToolSubmit  = "tool_submit"
+	FnToolWait    = "tool_wait"
+	FnToolTake    = "tool_take"
+	FnExitStatus  = "exit_status"
+	FnSleep       = "sleep"
+	FnSpawn       = "spawn"
+	FnSpawnTake   = "spawn_take"
+	FnDiskReserve = "disk_reserve"
 )
+
+// DiskEntryCost is what the disk quota charges for each file or directory
+// besides its bytes (about one filesystem block).
+const DiskEntryCost = 4096
 
 // File descriptors understood by FnOutput.
 const (

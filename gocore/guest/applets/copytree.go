@@ -1,6 +1,7 @@
 package applets
 
 import (
+	"amlasandbox/gocore/guest/hostcall"
 	"errors"
 	"io"
 	"io/fs"
@@ -55,7 +56,7 @@ func copyTree(src, dst string, info fs.FileInfo) error {
 	if !info.IsDir() {
 		return copyFile(src, dst, info.Mode().Perm())
 	}
-	if err := os.MkdirAll(dst, info.Mode().Perm()|0o700); err != nil {
+	if err := hostcall.MkdirAll(dst, info.Mode().Perm()|0o700); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(src)
@@ -83,7 +84,7 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	out, err := hostcall.CreateFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package applets
 
 import (
+	"amlasandbox/gocore/guest/hostcall"
 	"errors"
 	"io"
 	"io/fs"
@@ -69,7 +70,11 @@ func (p *Proc) Create(name string, appendTo bool) (io.WriteCloser, error) {
 	if appendTo {
 		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	}
-	return os.OpenFile(p.Path(name), flag, 0o644)
+	f, err := hostcall.CreateFile(p.Path(name), flag, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // ErrText is the coreutils wording of a file-system error: "No such file or

@@ -1,9 +1,9 @@
 package applets
 
 import (
+	"amlasandbox/gocore/guest/hostcall"
 	"errors"
 	"io/fs"
-	"os"
 	"strconv"
 )
 
@@ -38,9 +38,9 @@ func mkdirApplet(p *Proc, args []string) int {
 	for _, d := range dirs {
 		full := p.Path(d)
 		if parents {
-			err = os.MkdirAll(full, mode)
+			err = hostcall.MkdirAll(full, mode)
 		} else {
-			err = os.Mkdir(full, mode)
+			err = hostcall.Mkdir(full, mode)
 		}
 		if err != nil {
 			// MkdirAll on an existing path in the read-only root reports

@@ -1,6 +1,7 @@
 package applets
 
 import (
+	"amlasandbox/gocore/guest/hostcall"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -69,10 +70,10 @@ func mktempApplet(p *Proc, args []string) int {
 			}
 			err = nil
 		case isDir:
-			err = os.Mkdir(full, 0o700)
+			err = hostcall.Mkdir(full, 0o700)
 		default:
-			var f *os.File
-			if f, err = os.OpenFile(full, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+			var f hostcall.QuotaFile
+			if f, err = hostcall.CreateFile(full, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
 				f.Close()
 			}
 		}

@@ -1,6 +1,7 @@
 package applets
 
 import (
+	"amlasandbox/gocore/guest/hostcall"
 	"bufio"
 	"fmt"
 	"io"
@@ -117,7 +118,7 @@ func sedApplet(p *Proc, args []string) int {
 			var buf strings.Builder
 			r := &sedRun{p: p, prog: prog, quiet: quiet}
 			code := r.run(&buf, []sedInput{{name: name, r: strings.NewReader(string(data))}})
-			if err := os.WriteFile(p.Path(name), []byte(buf.String()), 0o644); err != nil {
+			if err := hostcall.WriteFile(p.Path(name), []byte(buf.String()), 0o644); err != nil {
 				status = p.fileErr("sed", "couldn't edit "+name, err)
 				continue
 			}

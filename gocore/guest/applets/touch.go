@@ -1,6 +1,7 @@
 package applets
 
 import (
+	"amlasandbox/gocore/guest/hostcall"
 	"errors"
 	"io/fs"
 	"os"
@@ -33,8 +34,8 @@ func touchApplet(p *Proc, args []string) int {
 			if noCreate {
 				continue
 			}
-			var f *os.File
-			if f, err = os.OpenFile(full, os.O_WRONLY|os.O_CREATE, 0o644); err == nil {
+			var f hostcall.QuotaFile
+			if f, err = hostcall.CreateFile(full, os.O_WRONLY|os.O_CREATE, 0o644); err == nil {
 				err = f.Close()
 			}
 		}

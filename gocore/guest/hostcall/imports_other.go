@@ -10,6 +10,7 @@ func inputLen() int           { return 0 }
 func inputRead([]byte)        {}
 func toolWait() int           { return 0 }
 func sleepMS(int64)           {}
+func diskReserve(int64) bool  { return true }
 func spawn([]byte) int        { return 0 }
 func spawnTake([]byte)        {}
 func toolTake([]byte)         {}

@@ -31,6 +31,9 @@ func hostSleep(ms int64)
 //go:wasmimport amla spawn
 func hostSpawn(ptr unsafe.Pointer, n int32) int32
 
+//go:wasmimport amla disk_reserve
+func hostDiskReserve(n int64) int32
+
 //go:wasmimport amla spawn_take
 func hostSpawnTake(ptr unsafe.Pointer)
 
@@ -38,11 +41,12 @@ const available = true
 
 func exitStatus(code int) { hostExitStatus(int32(code)) }
 
-func inputLen() int        { return int(hostInputLen()) }
-func inputRead(buf []byte) { hostInputRead(unsafe.Pointer(unsafe.SliceData(buf))) }
-func toolWait() int        { return int(hostToolWait(-1)) }
-func sleepMS(ms int64)     { hostSleep(ms) }
-func spawnTake(buf []byte) { hostSpawnTake(unsafe.Pointer(unsafe.SliceData(buf))) }
+func inputLen() int            { return int(hostInputLen()) }
+func inputRead(buf []byte)     { hostInputRead(unsafe.Pointer(unsafe.SliceData(buf))) }
+func toolWait() int            { return int(hostToolWait(-1)) }
+func sleepMS(ms int64)         { hostSleep(ms) }
+func diskReserve(n int64) bool { return hostDiskReserve(n) == 0 }
+func spawnTake(buf []byte)     { hostSpawnTake(unsafe.Pointer(unsafe.SliceData(buf))) }
 func spawn(p []byte) int {
 	return int(hostSpawn(unsafe.Pointer(unsafe.SliceData(p)), int32(len(p))))
 }

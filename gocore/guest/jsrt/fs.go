@@ -1,6 +1,7 @@
 package jsrt
 
 import (
+	"amlasandbox/gocore/guest/hostcall"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -75,6 +76,7 @@ var errnoTable = []struct {
 	{fs.ErrNotExist, errnoInfo{"ENOENT", "no such file or directory", -2}},
 	{fs.ErrExist, errnoInfo{"EEXIST", "file already exists", -17}},
 	{fs.ErrPermission, errnoInfo{"EACCES", "permission denied", -13}},
+	{syscall.ENOSPC, errnoInfo{"ENOSPC", "no space left on device (the sandbox's disk quota is used up)", -28}},
 }
 
 var (
@@ -274,7 +276,7 @@ func (rt *runtime) fsAppendFile(call goja.FunctionCall) goja.Value {
 func (rt *runtime) writeFile(call goja.FunctionCall, flags int) goja.Value {
 	p := rt.pathArg(call, 0, "path")
 	data := rt.dataArg(call.Argument(1), encodingArg(call.Argument(2)))
-	f, err := os.OpenFile(rt.hostPath(p), flags, 0o644)
+	f, err := hostcall.CreateFile(rt.hostPath(p), flags, 0o644)
 	rt.fsCheck(err, "open", p, "")
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
@@ -295,10 +297,10 @@ func (rt *runtime) fsMkdir(call goja.FunctionCall) goja.Value {
 			}
 			return goja.Undefined()
 		}
-		rt.fsCheck(os.MkdirAll(hp, 0o755), "mkdir", p, "")
+		rt.fsCheck(hostcall.MkdirAll(hp, 0o755), "mkdir", p, "")
 		return goja.Undefined()
 	}
-	rt.fsCheck(os.Mkdir(hp, 0o755), "mkdir", p, "")
+	rt.fsCheck(hostcall.Mkdir(hp, 0o755), "mkdir", p, "")
 	return goja.Undefined()
 }
 
@@ -439,7 +441,7 @@ func (rt *runtime) fsCopyFile(call goja.FunctionCall) goja.Value {
 	if fi, err := src.Stat(); err == nil && fi.IsDir() {
 		rt.fsThrow(errIsDir, "copyfile", from, to)
 	}
-	dst, err := os.OpenFile(rt.hostPath(to), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	dst, err := hostcall.CreateFile(rt.hostPath(to), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	rt.fsCheck(err, "copyfile", from, to)
 	_, err = io.Copy(dst, src)
 	if cerr := dst.Close(); err == nil {

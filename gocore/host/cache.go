@@ -1,0 +1,400 @@
+package host
+
+// The on-disk cache of compiled guest modules.
+//
+// Compiling a guest with Cranelift takes seconds to tens of seconds;
+// loading a compiled artifact takes about a millisecond. This file decides
+// the artifact's name (its cache key), keeps the cache small, and makes
+// sure that several processes needing the same artifact compile it once.
+//
+// Key: "guest-<sha256(wasm)[:16]>-wt<version>-<GOOS>-<GOARCH>-<engine>.cwasm".
+// The digest ties the artifact to the exact guest bytes. <version> and
+// <engine> come from wasmtime itself, not from a hand-written constant:
+// every artifact carries an engine record (compatibility version, target,
+// Cranelift flags, CPU features in use, engine settings); the key holds the
+// version and a digest of that record for the running engine, so an
+// artifact is looked up only by engines that can load it. (wasmtime would
+// refuse the others anyway; LoadGuest then recompiles and replaces them.)
+//
+// Pruning: artifacts that the running package does not use and that
+// nobody has used for a grace period are removed, and while the cache is
+// over its size cap the least recently used of them go too. "Used" is the
+// file's modification time, refreshed whenever a process looks an artifact
+// up. The grace period keeps two installations on one machine (two venvs,
+// two versions) from deleting each other's artifacts on every start.
+//
+// Concurrency: artifacts are written to a temporary file and renamed into
+// place (writeAtomic), so readers never see half a file; removing a file
+// another process has mapped is harmless on POSIX systems. Compiling takes
+// a lock file beside the artifact, created with O_EXCL; other processes
+// wait for the artifact instead of compiling it again. A lock older than
+// lockStale (a crashed compiler) is taken over.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+)
+
+const (
+	// wasmtimeModule is the Go module that links the wasmtime C library;
+	// its major version is wasmtime's major version and its version the
+	// version of the bundled library.
+	wasmtimeModule = "github.com/bytecodealliance/wasmtime-go"
+	cachePrefix    = "guest-"
+	cacheSuffix    = ".cwasm"
+	lockSuffix     = ".lock"
+	// lockStale is how old a compile lock may grow before it is taken to
+	// belong to a process that died while compiling.
+	lockStale = 10 * time.Minute
+	// tmpStale is how old an orphaned temporary artifact must be to go.
+	tmpStale = time.Hour
+	// lockPoll is how often a waiting process looks for the artifact.
+	lockPoll = 50 * time.Millisecond
+)
+
+// DefaultCacheMaxBytes caps the cache; DefaultCacheGrace is how long an
+// artifact the running package does not use survives unused.
+const (
+	DefaultCacheMaxBytes int64 = 1 << 30
+	DefaultCacheGrace          = time.Hour
+)
+
+var (
+	versionOnce sync.Once
+	versionVal  string
+	versionErr  error
+)
+
+// LinkedWasmtimeVersion is the version of the wasmtime library linked into
+// this binary: the wasmtime-go module's version from the build info
+// ("39.0.1"), or, in binaries built without dependency information (go
+// test), the version wasmtime itself writes into its compiled artifacts.
+func LinkedWasmtimeVersion() (string, error) {
+	versionOnce.Do(func() {
+		if info, ok := debug.ReadBuildInfo(); ok {
+			if versionVal, versionErr = wasmtimeVersionFrom(info); versionErr == nil {
+				return
+			}
+		}
+		var fp engineInfo
+		if fp, versionErr = engineFingerprint(); versionErr == nil {
+			versionVal = fp.version
+		}
+	})
+	return versionVal, versionErr
+}
+
+// wasmtimeVersionFrom finds the wasmtime-go module among info's
+// dependencies (honouring a replace directive) and returns its version
+// without the leading "v".
+func wasmtimeVersionFrom(info *debug.BuildInfo) (string, error) {
+	for _, dep := range info.Deps {
+		if dep.Path != wasmtimeModule && !strings.HasPrefix(dep.Path, wasmtimeModule+"/") {
+			continue
+		}
+		mod := dep
+		if dep.Replace != nil {
+			mod = dep.Replace
+		}
+		v := strings.TrimPrefix(mod.Version, "v")
+		if v == "" || v == "(devel)" {
+			return "", fmt.Errorf("wasmtime version: module %s has no version in the build info", mod.Path)
+		}
+		return v, nil
+	}
+	return "", fmt.Errorf("wasmtime version: %s is not among this binary's modules", wasmtimeModule)
+}
+
+// engineInfo is what wasmtime records about the engine in every artifact:
+// its compatibility version and a digest of the whole record (target,
+// Cranelift flags, CPU features in use, engine settings). Two engines
+// whose records match can load each other's artifacts.
+type engineInfo struct {
+	version string
+	digest  string
+}
+
+var (
+	fingerprintOnce sync.Once
+	fingerprintVal  engineInfo
+	fingerprintErr  error
+)
+
+// engineFingerprint compiles an empty module with the shared engine and
+// reads the ".wasmtime.engine" section of its artifact.
+func engineFingerprint() (engineInfo, error) {
+	fingerprintOnce.Do(func() {
+		fingerprintVal, fingerprintErr = fingerprintOf(sharedEngine())
+	})
+	return fingerprintVal, fingerprintErr
+}
+
+func fingerprintOf(eng *wasmtime.Engine) (engineInfo, error) {
+	// (module): the smallest valid module.
+	m, err := wasmtime.NewModule(eng, []byte("\x00asm\x01\x00\x00\x00"))
+	if err != nil {
+		return engineInfo{}, fmt.Errorf("engine fingerprint: %w", err)
+	}
+	art, err := m.Serialize()
+	if err != nil {
+		return engineInfo{}, fmt.Errorf("engine fingerprint: %w", err)
+	}
+	return parseEngineSection(art)
+}
+
+// parseEngineSection reads the engine record of a serialized module: an
+// ELF section ".wasmtime.engine" that starts with a format byte (0) and a
+// length-prefixed version string.
+func parseEngineSection(artifact []byte) (engineInfo, error) {
+	f, err := elf.NewFile(bytes.NewReader(artifact))
+	if err != nil {
+		return engineInfo{}, fmt.Errorf("engine fingerprint: artifact is not ELF: %w", err)
+	}
+	s := f.Section(".wasmtime.engine")
+	if s == nil {
+		return engineInfo{}, errors.New("engine fingerprint: artifact has no .wasmtime.engine section")
+	}
+	data, err := s.Data()
+	if err != nil {
+		return engineInfo{}, fmt.Errorf("engine fingerprint: %w", err)
+	}
+	if len(data) < 2 || data[0] != 0 || int(data[1]) > len(data)-2 || data[1] == 0 {
+		return engineInfo{}, fmt.Errorf("engine fingerprint: unknown .wasmtime.engine layout (%d bytes)", len(data))
+	}
+	sum := sha256.Sum256(data)
+	return engineInfo{version: string(data[2 : 2+int(data[1])]), digest: hex.EncodeToString(sum[:])}, nil
+}
+
+type digestKey struct {
+	path  string
+	size  int64
+	mtime int64
+}
+
+var (
+	digestMu sync.Mutex
+	digests  = map[digestKey]string{}
+)
+
+// FileDigest is the hex SHA-256 of the file at path, remembered per
+// (path, size, modification time) so that later sandboxes pay nothing.
+func FileDigest(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("digest of %s: %w", path, err)
+	}
+	key := digestKey{path, st.Size(), st.ModTime().UnixNano()}
+	digestMu.Lock()
+	d, ok := digests[key]
+	digestMu.Unlock()
+	if ok {
+		return d, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("digest of %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("digest of %s: %w", path, err)
+	}
+	d = hex.EncodeToString(h.Sum(nil))
+	digestMu.Lock()
+	digests[key] = d
+	digestMu.Unlock()
+	return d, nil
+}
+
+// CacheFileName is the artifact name (the cache key) for the guest at
+// wasmPath compiled by this binary's wasmtime for this platform.
+func CacheFileName(wasmPath string) (string, error) {
+	d, err := FileDigest(wasmPath)
+	if err != nil {
+		return "", err
+	}
+	e, err := engineFingerprint()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s%s-wt%s-%s-%s-%s%s", cachePrefix, d[:16], e.version, runtime.GOOS, runtime.GOARCH, e.digest[:10], cacheSuffix), nil
+}
+
+// CacheEntry tells where a guest's artifact lives and what EnsureCached did.
+type CacheEntry struct {
+	Path string `json:"path"`
+	// Compiled is true when this call compiled the artifact, Waited when it
+	// waited for another process that was compiling it.
+	Compiled bool `json:"compiled"`
+	Waited   bool `json:"waited"`
+	// CompileSeconds is how long compiling took (when Compiled).
+	CompileSeconds float64 `json:"compile_seconds"`
+}
+
+// CachePath is dir joined with the artifact name for wasmPath. When the
+// artifact exists its modification time is refreshed (it counts as used).
+func CachePath(dir, wasmPath string) (path string, present bool, err error) {
+	name, err := CacheFileName(wasmPath)
+	if err != nil {
+		return "", false, err
+	}
+	path = filepath.Join(dir, name)
+	if _, err := os.Stat(path); err == nil {
+		now := time.Now()
+		_ = os.Chtimes(path, now, now) // best effort: a read-only cache still works
+		return path, true, nil
+	}
+	return path, false, nil
+}
+
+// EnsureCached returns the artifact for wasmPath in dir, compiling it first
+// when it is missing. Only one process compiles a given artifact at a
+// time; the others wait up to lockStale for it. onCompile, when not nil,
+// runs just before this process starts compiling (to tell the user).
+func EnsureCached(dir, wasmPath string, onCompile func(waiting bool)) (CacheEntry, error) {
+	path, present, err := CachePath(dir, wasmPath)
+	if err != nil {
+		return CacheEntry{}, err
+	}
+	entry := CacheEntry{Path: path}
+	if present {
+		return entry, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return entry, fmt.Errorf("module cache %s: %w", dir, err)
+	}
+	lock := path + lockSuffix
+	for announced := false; ; {
+		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%d\n", os.Getpid())
+			f.Close()
+			break
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return entry, fmt.Errorf("module cache lock %s: %w", lock, err)
+		}
+		// Another process is compiling: wait for its artifact.
+		if !announced && onCompile != nil {
+			onCompile(true)
+			announced = true
+		}
+		entry.Waited = true
+		if _, err := os.Stat(path); err == nil {
+			return entry, nil
+		}
+		if st, err := os.Stat(lock); err == nil && time.Since(st.ModTime()) > lockStale {
+			_ = os.Remove(lock) // its owner died; take over
+			continue
+		}
+		time.Sleep(lockPoll)
+	}
+	defer os.Remove(lock)
+	// The artifact may have appeared between our look and taking the lock.
+	if _, err := os.Stat(path); err == nil {
+		return entry, nil
+	}
+	if onCompile != nil && !entry.Waited {
+		onCompile(false)
+	}
+	took, err := Precompile(wasmPath, path)
+	if err != nil {
+		return entry, err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return entry, fmt.Errorf("module cache: compiled %s but could not write %s: %w", wasmPath, path, err)
+	}
+	entry.Compiled, entry.CompileSeconds = true, took.Seconds()
+	return entry, nil
+}
+
+// PruneReport lists what PruneCache removed and what the cache holds after.
+type PruneReport struct {
+	Removed []string `json:"removed"`
+	Bytes   int64    `json:"bytes"`
+}
+
+type cacheFile struct {
+	path  string
+	size  int64
+	mtime time.Time
+}
+
+// PruneCache removes from dir the artifacts that are not in keep (full
+// paths) and have not been used for grace, orphaned temporary files and
+// stale locks; then, while the artifacts left exceed maxBytes, the least
+// recently used ones not in keep. Files it does not recognise are left
+// alone. A file that vanishes meanwhile (another process pruning) is fine.
+func PruneCache(dir string, keep []string, maxBytes int64, grace time.Duration) (PruneReport, error) {
+	report := PruneReport{Removed: []string{}}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return report, nil
+		}
+		return report, fmt.Errorf("module cache %s: %w", dir, err)
+	}
+	kept := make(map[string]bool, len(keep))
+	for _, k := range keep {
+		kept[filepath.Clean(k)] = true
+	}
+	now := time.Now()
+	remove := func(path string) {
+		if err := os.Remove(path); err == nil || errors.Is(err, os.ErrNotExist) {
+			report.Removed = append(report.Removed, filepath.Base(path))
+		}
+	}
+	var candidates []cacheFile
+	for _, e := range entries {
+		name := e.Name()
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		age := now.Sub(info.ModTime())
+		switch {
+		case strings.HasPrefix(name, ".tmp-") && strings.HasSuffix(name, cacheSuffix):
+			if age > tmpStale {
+				remove(path)
+			}
+		case strings.HasSuffix(name, cacheSuffix+lockSuffix):
+			if age > lockStale {
+				remove(path)
+			}
+		case strings.HasSuffix(name, cacheSuffix):
+			if kept[path] {
+				report.Bytes += info.Size()
+			} else if age > grace {
+				remove(path)
+			} else {
+				candidates = append(candidates, cacheFile{path, info.Size(), info.ModTime()})
+				report.Bytes += info.Size()
+			}
+		}
+	}
+	sort.Slice(candidates, func(i, j int) bool { return candidates[i].mtime.Before(candidates[j].mtime) })
+	for _, c := range candidates {
+		if report.Bytes <= maxBytes {
+			break
+		}
+		remove(c.path)
+		report.Bytes -= c.size
+	}
+	return report, nil
+}

@@ -1,0 +1,301 @@
+package host
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+)
+
+func TestWasmtimeVersionFrom(t *testing.T) {
+	tests := []struct {
+		name    string
+		deps    []*debug.Module
+		want    string
+		wantErr string
+	}{
+		{"plain", []*debug.Module{{Path: "x/y", Version: "v1.0.0"}, {Path: "github.com/bytecodealliance/wasmtime-go/v39", Version: "v39.0.1"}}, "39.0.1", ""},
+		{"replaced", []*debug.Module{{Path: "github.com/bytecodealliance/wasmtime-go/v40", Version: "v40.0.0", Replace: &debug.Module{Path: "../wt", Version: "v40.0.2"}}}, "40.0.2", ""},
+		{"replaced by a directory", []*debug.Module{{Path: "github.com/bytecodealliance/wasmtime-go/v40", Version: "v40.0.0", Replace: &debug.Module{Path: "../wt"}}}, "", "has no version"},
+		{"absent", []*debug.Module{{Path: "x/y", Version: "v1.0.0"}}, "", "not among"},
+		{"a lookalike module", []*debug.Module{{Path: "github.com/bytecodealliance/wasmtime-goodies", Version: "v1.0.0"}}, "", "not among"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := wasmtimeVersionFrom(&debug.BuildInfo{Deps: tt.deps})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLinkedWasmtimeVersionComesFromTheBuild(t *testing.T) {
+	v, err := LinkedWasmtimeVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^\d+(\.\d+\.\d+)?$`).MatchString(v) {
+		t.Fatalf("version %q does not look like a release", v)
+	}
+}
+
+func TestEngineFingerprintFollowsTheEngineConfig(t *testing.T) {
+	plain := wasmtime.NewConfig()
+	a, err := fingerprintOf(wasmtime.NewEngineWithConfig(plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	epoch := wasmtime.NewConfig()
+	epoch.SetEpochInterruption(true)
+	b, err := fingerprintOf(wasmtime.NewEngineWithConfig(epoch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.version == "" || a.version != b.version {
+		t.Fatalf("versions %q, %q", a.version, b.version)
+	}
+	if a.digest == b.digest {
+		t.Fatal("engines with different settings share a fingerprint")
+	}
+	again, _ := fingerprintOf(wasmtime.NewEngineWithConfig(wasmtime.NewConfig()))
+	if again != a {
+		t.Fatalf("same settings, different fingerprints: %+v, %+v", again, a)
+	}
+}
+
+func TestParseEngineSectionRejectsOtherInput(t *testing.T) {
+	tests := []struct {
+		name, input, wantErr string
+	}{
+		{"empty", "", "not ELF"},
+		{"wasm, not an artifact", "\x00asm\x01\x00\x00\x00", "not ELF"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseEngineSection([]byte(tt.input))
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func writeGuest(t *testing.T, dir, wat string) string {
+	t.Helper()
+	wasm, err := wasmtime.Wat2Wasm(wat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "guest.wasm")
+	if err := os.WriteFile(path, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCacheFileNameFollowsTheBytes(t *testing.T) {
+	dir := t.TempDir()
+	wasm := writeGuest(t, dir, `(module (func (export "a")))`)
+	a, err := CacheFileName(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^guest-[0-9a-f]{16}-wt\d+[.\d]*-\w+-\w+-[0-9a-f]{10}\.cwasm$`).MatchString(a) {
+		t.Fatalf("unexpected name %q", a)
+	}
+	// Same bytes, other file: same key. Other bytes: other key.
+	if err := os.WriteFile(filepath.Join(dir, "copy.wasm"), mustRead(t, wasm), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := CacheFileName(filepath.Join(dir, "copy.wasm")); b != a {
+		t.Fatalf("copy: %q != %q", b, a)
+	}
+	time.Sleep(10 * time.Millisecond) // a new mtime, so the remembered digest is not reused
+	writeGuest(t, dir, `(module (func (export "b")))`)
+	if c, _ := CacheFileName(wasm); c == a {
+		t.Fatalf("changed guest kept key %q", a)
+	}
+	if _, err := CacheFileName(filepath.Join(dir, "missing.wasm")); err == nil || !strings.Contains(err.Error(), "missing.wasm") {
+		t.Fatalf("missing file: err = %v", err)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestEnsureCachedCompilesOnceAcrossConcurrentCallers(t *testing.T) {
+	dir := t.TempDir()
+	wasm := writeGuest(t, dir, `(module (func (export "run")))`)
+	cache := filepath.Join(dir, "cache")
+	const n = 8
+	var wg sync.WaitGroup
+	entries := make([]CacheEntry, n)
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			entries[i], errs[i] = EnsureCached(cache, wasm, nil)
+		}(i)
+	}
+	wg.Wait()
+	compiled := 0
+	for i := range entries {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if entries[i].Compiled {
+			compiled++
+		}
+		if entries[i].Path != entries[0].Path {
+			t.Fatalf("different paths %q, %q", entries[i].Path, entries[0].Path)
+		}
+	}
+	if compiled != 1 {
+		t.Fatalf("%d callers compiled, want 1", compiled)
+	}
+	if _, err := wasmtime.NewModuleDeserializeFile(sharedEngine(), entries[0].Path); err != nil {
+		t.Fatalf("artifact does not load: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(cache, "*.lock"))
+	if len(left) != 0 {
+		t.Fatalf("locks left behind: %v", left)
+	}
+	again, err := EnsureCached(cache, wasm, func(bool) { t.Fatal("compiled a cached module") })
+	if err != nil || again.Compiled || again.Waited {
+		t.Fatalf("second call: %+v, %v", again, err)
+	}
+}
+
+func TestEnsureCachedTakesOverAStaleLock(t *testing.T) {
+	dir := t.TempDir()
+	wasm := writeGuest(t, dir, `(module)`)
+	path, _, err := CachePath(dir, wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := path + lockSuffix
+	if err := os.WriteFile(lock, []byte("1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * lockStale)
+	if err := os.Chtimes(lock, old, old); err != nil {
+		t.Fatal(err)
+	}
+	var waited bool
+	e, err := EnsureCached(dir, wasm, func(w bool) { waited = waited || w })
+	if err != nil || !e.Compiled || !waited {
+		t.Fatalf("entry %+v, waited %v, err %v", e, waited, err)
+	}
+}
+
+func TestEnsureCachedReportsABadGuest(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.wasm")
+	if err := os.WriteFile(bad, []byte("not wasm"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := EnsureCached(filepath.Join(dir, "cache"), bad, nil); err == nil || !strings.Contains(err.Error(), "bad.wasm") {
+		t.Fatalf("err = %v, want one naming bad.wasm", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "cache", "*.lock")); len(left) != 0 {
+		t.Fatalf("locks left behind: %v", left)
+	}
+}
+
+func TestPruneCache(t *testing.T) {
+	now := time.Now()
+	type file struct {
+		name string
+		size int
+		age  time.Duration
+	}
+	tests := []struct {
+		name     string
+		files    []file
+		keep     []string
+		maxBytes int64
+		removed  []string
+	}{
+		{
+			name:     "unused past the grace period goes, used and kept stay",
+			files:    []file{{"guest-a.cwasm", 10, 2 * time.Hour}, {"guest-b.cwasm", 10, time.Minute}, {"guest-c.cwasm", 10, 48 * time.Hour}},
+			keep:     []string{"guest-c.cwasm"},
+			maxBytes: 1 << 20,
+			removed:  []string{"guest-a.cwasm"},
+		},
+		{
+			name:     "over the cap the least recently used unkept go first",
+			files:    []file{{"guest-a.cwasm", 100, 3 * time.Minute}, {"guest-b.cwasm", 100, 2 * time.Minute}, {"guest-c.cwasm", 100, time.Minute}, {"guest-k.cwasm", 100, 5 * time.Minute}},
+			keep:     []string{"guest-k.cwasm"},
+			maxBytes: 250,
+			removed:  []string{"guest-a.cwasm", "guest-b.cwasm"},
+		},
+		{
+			name:     "the kept artifact stays even over the cap",
+			files:    []file{{"guest-k.cwasm", 500, time.Hour * 100}},
+			keep:     []string{"guest-k.cwasm"},
+			maxBytes: 10,
+			removed:  []string{},
+		},
+		{
+			name:     "orphaned temporaries and stale locks go, fresh ones and other files stay",
+			files:    []file{{".tmp-1.cwasm", 5, 2 * tmpStale}, {".tmp-2.cwasm", 5, time.Second}, {"guest-x.cwasm.lock", 1, 2 * lockStale}, {"guest-y.cwasm.lock", 1, time.Second}, {"notes.txt", 1, 1000 * time.Hour}},
+			maxBytes: 1 << 20,
+			removed:  []string{".tmp-1.cwasm", "guest-x.cwasm.lock"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range tt.files {
+				p := filepath.Join(dir, f.name)
+				if err := os.WriteFile(p, make([]byte, f.size), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				m := now.Add(-f.age)
+				if err := os.Chtimes(p, m, m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var keep []string
+			for _, k := range tt.keep {
+				keep = append(keep, filepath.Join(dir, k))
+			}
+			rep, err := PruneCache(dir, keep, tt.maxBytes, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(rep.Removed, ",") != strings.Join(tt.removed, ",") {
+				t.Fatalf("removed %v, want %v", rep.Removed, tt.removed)
+			}
+			for _, r := range tt.removed {
+				if _, err := os.Stat(filepath.Join(dir, r)); err == nil {
+					t.Fatalf("%s still there", r)
+				}
+			}
+		})
+	}
+	if rep, err := PruneCache(filepath.Join(t.TempDir(), "none"), nil, 0, 0); err != nil || len(rep.Removed) != 0 {
+		t.Fatalf("missing dir: %+v, %v", rep, err)
+	}
+}

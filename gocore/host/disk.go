@@ -1,0 +1,68 @@
+package host
+
+import (
+	"io/fs"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"amlasandbox/gocore/wire"
+)
+
+// diskQuota bounds the bytes a sandbox's files take on the host. The
+// guests ask it for room before every write (the disk_reserve host
+// function); it keeps a running estimate that only over-counts (it does
+// not see deletions or overwrites), and re-measures the directory before
+// refusing, so a refusal is always true. The walk never follows symlinks.
+type diskQuota struct {
+	root  string
+	limit int64
+
+	mu       sync.Mutex
+	used     int64
+	measured bool
+	lastWalk time.Time
+}
+
+// rewalkEvery bounds how often a guest pressing at the quota makes the
+// host walk the directory again.
+const rewalkEvery = 50 * time.Millisecond
+
+// reserve grants n more bytes if they fit under the limit.
+func (q *diskQuota) reserve(n int64) bool {
+	if n <= 0 {
+		return true
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.measured {
+		q.used, q.measured, q.lastWalk = diskUsage(q.root), true, time.Now()
+	}
+	if q.used+n > q.limit && time.Since(q.lastWalk) >= rewalkEvery {
+		q.used, q.lastWalk = diskUsage(q.root), time.Now()
+	}
+	if q.used+n > q.limit {
+		return false
+	}
+	q.used += n
+	return true
+}
+
+// diskUsage is what the quota charges for the tree at root: every entry
+// costs wire.DiskEntryCost plus its size rounded up to whole blocks.
+func diskUsage(root string) int64 {
+	var total int64
+	_ = filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		total += wire.DiskEntryCost
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				total += (info.Size() + wire.DiskEntryCost - 1) / wire.DiskEntryCost * wire.DiskEntryCost
+			}
+		}
+		return nil
+	})
+	return total
+}
