@@ -28,4 +28,5 @@ def test_example(name: str, needles: list[str], tmp_path):
 
 def test_every_example_is_tested():
     tested = {"quick_start.py", "capabilities.py", "step_resume.py"}
+    tested |= {"langgraph_agent.py"}  # needs langchain/langgraph: run by tests/test_docs.py
     assert {p.name for p in EXAMPLES.glob("*.py")} == tested

@@ -1,0 +1,100 @@
+"""Every Python block in README.md and docs/*.md runs, in order, as a reader
+would run them: the blocks of one file share one namespace, in a fresh
+interpreter, in an empty working directory.
+
+A block that cannot run here (it needs an API key or the network) is marked
+with an HTML comment on the line before its fence, giving the reason:
+
+    <!-- not run: needs an Anthropic API key -->
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from amla_sandbox import _wasm
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+_FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
+_SKIP = re.compile(r"<!--\s*not run:\s*(.*?)\s*-->\s*$")
+
+
+def python_blocks(path: Path) -> list[tuple[int, str, str | None]]:
+    """(line number, code, skip reason or None) for each ```python block."""
+    text = path.read_text(encoding="utf-8")
+    blocks = []
+    for m in _FENCE.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        before = text[: m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        skip = _SKIP.search(before)
+        blocks.append((line, m.group(1), skip.group(1) if skip else None))
+    return blocks
+
+
+def test_the_extractor_sees_blocks_and_skip_markers(tmp_path: Path) -> None:
+    md = tmp_path / "x.md"
+    md.write_text("# t\n\n```python\na = 1\n```\n\n<!-- not run: needs a key -->\n```python\nb = 2\n```\n\n```bash\nls\n```\n")
+    assert python_blocks(md) == [(3, "a = 1\n", None), (8, "b = 2\n", "needs a key")]
+
+
+def _script(path: Path) -> str:
+    parts = [
+        "import sys",
+        "sys.path.insert(0, " + repr(str(ROOT)) + ")",
+        "__ns = {'__name__': '__main__'}",
+    ]
+    for line, code, skip in python_blocks(path):
+        if skip is not None:
+            continue
+        parts.append(f"print('--- block at {path.name}:{line}', flush=True)")
+        parts.append(f"exec(compile({code!r}, {f'{path.name}:{line}'!r}, 'exec'), __ns)")
+    return "\n".join(parts) + "\n"
+
+
+@pytest.mark.skipif(not _wasm.is_wasm_available(), reason="the WASM guest is not built")
+@pytest.mark.parametrize("path", [p for p in DOCS if python_blocks(p)], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_python_blocks_run(path: Path, tmp_path: Path) -> None:
+    for line, _code, skip in python_blocks(path):
+        assert skip is None or skip.strip(), f"{path.name}:{line}: a not-run marker must say why"
+    proc = subprocess.run(
+        [sys.executable, "-c", _script(path)], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    last = [ln for ln in proc.stdout.splitlines() if ln.startswith("--- block at ")]
+    where = last[-1].removeprefix("--- block at ") if last else path.name
+    assert proc.returncode == 0, f"block at {where} failed:\n{proc.stderr}\n{proc.stdout[-2000:]}"
+
+
+@pytest.mark.skipif(not _wasm.is_wasm_available(), reason="the WASM guest is not built")
+def test_langgraph_example_runs_the_current_agent_constructor(tmp_path: Path) -> None:
+    pytest.importorskip("langchain.agents")
+    pytest.importorskip("langgraph")
+    example = ROOT / "examples" / "langgraph_agent.py"
+    assert "create_react_agent(" not in example.read_text()
+    proc = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", str(example)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "HumanMessage: 'Which cities are above 70°F?'",
+        "AIMessage: ''",
+        "ToolMessage: 'Tokyo, Paris\\n'",
+        "AIMessage: 'Tokyo and Paris are above 70°F.'",
+        "get_weather calls left: 7",
+    ]
+
+
+def test_readme_uses_the_current_langgraph_agent_constructor() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "create_react_agent(" not in readme
+    assert "from langchain.agents import create_agent" in readme and "examples/langgraph_agent.py" in readme
