@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"amlasandbox/gocore/wire"
 )
 
 // WasmtimeVersion is the version of the wasmtime runtime linked in; it is
@@ -51,6 +53,21 @@ type GuestModule struct {
 
 	module *wasmtime.Module
 	linker *wasmtime.Linker
+	// reactor: the module exports amla_run (and amla_init); otherwise it
+	// is a WASI command run through _start.
+	reactor bool
+	// initialized: the module is a snapshot taken after amla_init, so a
+	// run calls amla_run only.
+	initialized bool
+}
+
+// classify notes how the module is entered.
+func (g *GuestModule) classify() {
+	for _, e := range g.module.Exports() {
+		if e.Name() == wire.ExportRun {
+			g.reactor = true
+		}
+	}
 }
 
 var (
@@ -93,6 +110,7 @@ func LoadGuest(wasmPath, cachePath string) (*GuestModule, error) {
 		return nil, err
 	}
 	g.linker = linker
+	g.classify()
 	modules[key] = g
 	return g, nil
 }

@@ -64,6 +64,7 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	if err != nil {
 		return fail("%v", err)
 	}
+	in.MemoryLimit = memLimit
 	data, err := json.Marshal(in)
 	if err != nil {
 		return fail("encoding run input: %v", err)
@@ -113,10 +114,8 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	var callErr error
 	if err != nil {
 		callErr = err
-	} else if start := inst.GetFunc(store, "_start"); start == nil {
-		return fail("guest module %s has no _start", filepath.Base(g.WasmPath))
-	} else {
-		_, callErr = start.Call(store)
+	} else if callErr = r.enter(p, g, inst, store); errors.Is(callErr, errNoEntry) {
+		return fail("guest module %s: %v", filepath.Base(g.WasmPath), callErr)
 	}
 	if inst != nil {
 		if mem := inst.GetExport(store, "memory"); mem != nil && mem.Memory() != nil {
@@ -124,6 +123,42 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 		}
 	}
 	return procEnd{r.classify(p, callErr, runtimeLog, memLimit)}
+}
+
+var errNoEntry = errors.New("exports neither _start nor amla_run")
+
+// enter runs the process: _start of a command module, or the reactor's
+// exports (its init ones only when the module is not a snapshot taken
+// after them).
+func (r *Run) enter(p *proc, g *GuestModule, inst *wasmtime.Instance, store *wasmtime.Store) error {
+	if !g.reactor {
+		start := inst.GetFunc(store, wire.ExportStart)
+		if start == nil {
+			return errNoEntry
+		}
+		_, err := start.Call(store)
+		return err
+	}
+	if !g.initialized {
+		for _, name := range []string{wire.ExportInitialize, wire.ExportInit} {
+			if f := inst.GetFunc(store, name); f != nil {
+				if _, err := f.Call(store); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	run := inst.GetFunc(store, wire.ExportRun)
+	if run == nil {
+		return errNoEntry
+	}
+	v, err := run.Call(store)
+	if err == nil && !p.exitSet {
+		if code, ok := v.(int32); ok {
+			p.exitStatus, p.exitSet = int(code), true
+		}
+	}
+	return err
 }
 
 // classify decides how a process ended from facts: the run's stop reason,

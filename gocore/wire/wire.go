@@ -24,6 +24,13 @@ const Module = "amla"
 //	exit_status(code)             records the script's exit status; the guest
 //	                              then exits with WASI status 0 (WASI allows
 //	                              only 0..125, shells use up to 255)
+//
+// A guest is a WASI command (export _start) or a reactor: exports
+// amla_init() (one-time set-up, which the host may run once and snapshot)
+// and amla_run() -> i32 (one run: reads the input, returns the exit status
+// unless exit_status was called), besides _initialize if its toolchain
+// needs one.
+//
 //	sleep(ms i64)                 sleeps in the host, where the run's
 //	                              deadline and cancellation apply (a sleep
 //	                              past the deadline ends the run)
@@ -51,6 +58,14 @@ const (
 	FnSpawn       = "spawn"
 	FnSpawnTake   = "spawn_take"
 	FnDiskReserve = "disk_reserve"
+)
+
+// Exports of a reactor guest.
+const (
+	ExportInitialize = "_initialize"
+	ExportInit       = "amla_init"
+	ExportRun        = "amla_run"
+	ExportStart      = "_start"
 )
 
 // DiskEntryCost is what the disk quota charges for each file or directory
@@ -81,6 +96,9 @@ type Input struct {
 	Tools []ToolInfo `json:"tools"`
 	// MaxCallStack bounds JavaScript call depth (0 = guest default).
 	MaxCallStack int `json:"max_call_stack,omitempty"`
+	// MemoryLimit is the process's memory limit in bytes; a guest with a
+	// garbage collector keeps its heap goal below it.
+	MemoryLimit int64 `json:"memory_limit,omitempty"`
 }
 
 // ToolInfo describes one registered tool (ToolDefinition.to_dict()).

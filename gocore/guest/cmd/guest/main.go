@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"amlasandbox/gocore/guest/applets"
@@ -22,11 +23,32 @@ import (
 	"amlasandbox/gocore/wire"
 )
 
-func main() {
+func main() { run() }
+
+// amlaInit is the reactor's one-time set-up: runtime and package init have
+// run by now (in _initialize); the host may snapshot the instance after it.
+//
+//go:wasmexport amla_init
+func amlaInit() {}
+
+// amlaRun is one run of the reactor build.
+//
+//go:wasmexport amla_run
+func amlaRun() int32 {
+	run()
+	return 0
+}
+
+func run() {
 	in, err := hostcall.ReadInput()
 	if err != nil {
 		fmt.Fprintln(hostcall.Writer{FD: wire.Stderr}, "amla guest:", err)
 		os.Exit(70)
+	}
+	if in.MemoryLimit > 0 {
+		// Keep the heap goal a little under the limit: at the limit the Go
+		// runtime cannot grow and dies; near it the collector works harder.
+		debug.SetMemoryLimit(in.MemoryLimit * 3 / 4)
 	}
 	g := newGuest(in)
 	switch in.Language {
