@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 WASM_FILENAME = "amla_sandbox.wasm"
+# The JavaScript guest (QuickJS-NG), built from jsguest/ when that exists.
+JS_WASM_FILENAME = "amla_js.wasm"
 
 
 def get_wasm_path() -> Path:
@@ -14,6 +16,13 @@ def get_wasm_path() -> Path:
     if env:
         return Path(env)
     return Path(__file__).resolve().parent / WASM_FILENAME
+
+
+def bundled_guests() -> list[Path]:
+    """The guest modules shipped with this installation that exist."""
+    here = Path(__file__).resolve().parent
+    guests = [get_wasm_path(), here / JS_WASM_FILENAME]
+    return [g for g in guests if g.is_file()]
 
 
 def is_wasm_available() -> bool:

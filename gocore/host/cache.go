@@ -7,14 +7,13 @@ package host
 // the artifact's name (its cache key), keeps the cache small, and makes
 // sure that several processes needing the same artifact compile it once.
 //
-// Key: "guest-<sha256(wasm)[:16]>-wt<version>-<GOOS>-<GOARCH>-<engine>.cwasm".
-// The digest ties the artifact to the exact guest bytes. <version> and
-// <engine> come from wasmtime itself, not from a hand-written constant:
-// every artifact carries an engine record (compatibility version, target,
-// Cranelift flags, CPU features in use, engine settings); the key holds the
-// version and a digest of that record for the running engine, so an
-// artifact is looked up only by engines that can load it. (wasmtime would
-// refuse the others anyway; LoadGuest then recompiles and replaces them.)
+// Key (API.md 12.4): "<sha256(wasm)[:16]>-wt<wasmtime version>-<platform>-<machine>.cwasm",
+// platform and machine spelled as Python's sys.platform and
+// platform.machine(). The digest ties the artifact to the exact guest
+// bytes; the wasmtime version comes from the build, not from a hand-written
+// constant. wasmtime itself refuses an artifact made with other engine
+// settings or for CPU features this machine lacks; LoadGuest then
+// recompiles and replaces it.
 //
 // Pruning: artifacts that the running package does not use and that
 // nobody has used for a grace period are removed, and while the cache is
@@ -55,7 +54,6 @@ const (
 	// its major version is wasmtime's major version and its version the
 	// version of the bundled library.
 	wasmtimeModule = "github.com/bytecodealliance/wasmtime-go"
-	cachePrefix    = "guest-"
 	cacheSuffix    = ".cwasm"
 	lockSuffix     = ".lock"
 	// lockStale is how old a compile lock may grow before it is taken to
@@ -120,13 +118,11 @@ func wasmtimeVersionFrom(info *debug.BuildInfo) (string, error) {
 	return "", fmt.Errorf("wasmtime version: %s is not among this binary's modules", wasmtimeModule)
 }
 
-// engineInfo is what wasmtime records about the engine in every artifact:
-// its compatibility version and a digest of the whole record (target,
-// Cranelift flags, CPU features in use, engine settings). Two engines
-// whose records match can load each other's artifacts.
+// engineInfo is what wasmtime records about the engine in every artifact
+// (".wasmtime.engine": compatibility version, target, Cranelift flags, CPU
+// features, engine settings); we read the version.
 type engineInfo struct {
 	version string
-	digest  string
 }
 
 var (
@@ -176,8 +172,7 @@ func parseEngineSection(artifact []byte) (engineInfo, error) {
 	if len(data) < 2 || data[0] != 0 || int(data[1]) > len(data)-2 || data[1] == 0 {
 		return engineInfo{}, fmt.Errorf("engine fingerprint: unknown .wasmtime.engine layout (%d bytes)", len(data))
 	}
-	sum := sha256.Sum256(data)
-	return engineInfo{version: string(data[2 : 2+int(data[1])]), digest: hex.EncodeToString(sum[:])}, nil
+	return engineInfo{version: string(data[2 : 2+int(data[1])])}, nil
 }
 
 type digestKey struct {
@@ -228,11 +223,37 @@ func CacheFileName(wasmPath string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	e, err := engineFingerprint()
+	v, err := LinkedWasmtimeVersion()
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s%s-wt%s-%s-%s-%s%s", cachePrefix, d[:16], e.version, runtime.GOOS, runtime.GOARCH, e.digest[:10], cacheSuffix), nil
+	return fmt.Sprintf("%s-wt%s-%s-%s%s", d[:16], v, pythonPlatform(runtime.GOOS), pythonMachine(runtime.GOOS, runtime.GOARCH), cacheSuffix), nil
+}
+
+// pythonPlatform and pythonMachine spell the platform as Python's
+// sys.platform and platform.machine() do: the documented key format
+// (API.md 12.4) predates the Go core.
+func pythonPlatform(goos string) string {
+	if goos == "windows" {
+		return "win32"
+	}
+	return goos
+}
+
+func pythonMachine(goos, goarch string) string {
+	switch {
+	case goarch == "amd64" && goos == "windows":
+		return "AMD64"
+	case goarch == "amd64":
+		return "x86_64"
+	case goarch == "arm64" && goos == "linux":
+		return "aarch64"
+	case goarch == "arm64" && goos == "windows":
+		return "ARM64"
+	case goarch == "386":
+		return "i686"
+	}
+	return goarch
 }
 
 // CacheEntry tells where a guest's artifact lives and what EnsureCached did.
