@@ -61,13 +61,20 @@ type GuestModule struct {
 	initialized bool
 }
 
-// classify notes how the module is entered.
+// classify notes how the module is entered: a command (it exports
+// _start, even if it also exports amla_run, as a Go program built without
+// -buildmode=c-shared does) or a reactor.
 func (g *GuestModule) classify() {
+	hasRun, hasStart := false, false
 	for _, e := range g.module.Exports() {
-		if e.Name() == wire.ExportRun {
-			g.reactor = true
+		switch e.Name() {
+		case wire.ExportRun:
+			hasRun = true
+		case wire.ExportStart:
+			hasStart = true
 		}
 	}
+	g.reactor = hasRun && !hasStart
 }
 
 var (
