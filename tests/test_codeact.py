@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from _apis import Api, api  # noqa: F401  (api is a fixture)
+
 import amla_sandbox
 from amla_sandbox import codeact
 from amla_sandbox.codeact import (
@@ -127,9 +129,7 @@ def test_create_amla_sandbox_errors_are_text() -> None:
     assert fn("", {}) == ("(no output)", {})
 
 
-def test_create_amla_sandbox_capabilities() -> None:
-    from amla_sandbox import MethodCapability
-
-    fn = create_amla_sandbox([get_weather], capabilities=[MethodCapability("mcp:other")])
+def test_create_amla_sandbox_capabilities(api: Api) -> None:
+    fn = create_amla_sandbox([get_weather], capabilities=[api.cls("mcp:other")])
     out, _ = fn("try { await get_weather({city: 'SF'}) } catch (e) { console.log('denied') }", {})
     assert out == "denied\n"

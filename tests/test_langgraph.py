@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
+from _apis import Api, api  # noqa: F401  (api is a fixture)
+
 import amla_sandbox.langgraph as langgraph_module
 from amla_sandbox import (
     Constraint,
     ConstraintSet,
-    MethodCapability,
+    ToolCallCap,
     Sandbox,
     create_sandbox_tool,
 )
@@ -253,24 +255,24 @@ def test_get_tool_descriptions_untyped_and_empty() -> None:
     assert "\n" not in empty.get_tool_descriptions()
 
 
-def limited_caps() -> list[MethodCapability]:
+def limited_caps(api: Api) -> list[ToolCallCap]:
     return [
-        MethodCapability("mcp:transfer_money", ConstraintSet([Constraint.le("amount", 1000)]), max_calls=5),
-        MethodCapability("mcp:add", max_calls=100),
-        MethodCapability("mcp:greet", max_calls=None),
+        api.cls("mcp:transfer_money", ConstraintSet([Constraint.le("amount", 1000)]), max_calls=5),
+        api.cls("mcp:add", max_calls=100),
+        api.cls("mcp:greet", max_calls=None),
     ]
 
 
-def test_limit_lines() -> None:
-    tool, _ = fake_tool([transfer_money, add, greet], capabilities=limited_caps())
+def test_limit_lines(api: Api) -> None:
+    tool, _ = fake_tool([transfer_money, add, greet], capabilities=limited_caps(api))
     assert tool._limit_lines() == [
         "- transfer_money: max 5 calls",
         "- transfer_money: has parameter constraints",
     ]
 
 
-def test_system_prompt() -> None:
-    tool, _ = fake_tool([add, greet], capabilities=limited_caps())
+def test_system_prompt(api: Api) -> None:
+    tool, _ = fake_tool([add, greet], capabilities=limited_caps(api))
     text = tool.get_system_prompt()
     assert "Sandbox Tool Usage" in text
     assert "`code`" in text and "`language`" in text
@@ -294,8 +296,8 @@ def test_system_prompt_for_separate_tools() -> None:
     assert "Available Functions" not in tool.get_system_prompt_for_separate_tools(include_tools=False)
 
 
-def test_langchain_description_shapes() -> None:
-    tool, _ = fake_tool([add, greet], capabilities=limited_caps())
+def test_langchain_description_shapes(api: Api) -> None:
+    tool, _ = fake_tool([add, greet], capabilities=limited_caps(api))
     text = tool._langchain_description()
     assert "JAVASCRIPT (language='javascript', the default)" in text
     assert "- add({a: number, b: number}) - Add two numbers." in text
@@ -545,8 +547,8 @@ def test_from_functions() -> None:
     assert tool.sandbox.tool_handler("add", {"a": 5, "b": 3}) == 8
 
 
-def test_from_functions_explicit_capabilities() -> None:
-    caps = [MethodCapability("mcp:transfer_money", ConstraintSet([Constraint.le("amount", 100)]), max_calls=3)]
+def test_from_functions_explicit_capabilities(api: Api) -> None:
+    caps = [api.cls("mcp:transfer_money", ConstraintSet([Constraint.le("amount", 100)]), max_calls=3)]
     tool = SandboxTool.from_functions([transfer_money], capabilities=caps)
     assert len(tool.sandbox.capabilities) == 1
     assert tool.sandbox.capabilities[0].method_pattern == "mcp:transfer_money"
