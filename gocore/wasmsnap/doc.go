@@ -1,0 +1,50 @@
+// Package wasmsnap turns an initialised WebAssembly instance into a module
+// that starts in that state, so that runtime init, package init and any
+// other setup are paid once, when the snapshot is made, instead of on every
+// instantiation. It is the technique of Wizer, written for this project:
+//
+//  1. Instrument exports the module's memory and defined globals under
+//     reserved names ("__snap_memory", "__snap_global_<i>").
+//  2. The host instantiates the instrumented module with the same imports
+//     it will give later instances (WASI preopens included), and calls the
+//     init exports (for a WASI reactor: "_initialize", then its own).
+//  3. CaptureInstance reads the memory and the globals.
+//  4. Rewrite changes the original module: mutable globals start at their
+//     captured values, memory 0's minimum is the captured size, the data
+//     segments hold the captured memory's non-zero parts, and the start
+//     section and "_initialize" export are gone.
+//
+// Snapshot does steps 1 to 4 with wasmtime-go. Engines map data segments of
+// a module into memory copy-on-write (wasmtime does so from a memory image
+// it builds at compile time), so a snapshot instantiates about as fast as
+// the original, and the calls that init made are not repeated.
+//
+// The binary rewriting is plain Go over the core WebAssembly binary format;
+// only Snapshot and CaptureInstance use wasmtime.
+//
+// What a snapshot freezes, and what it cannot handle:
+//
+//   - Only modules that define exactly one 32-bit, non-shared memory. An
+//     imported memory, several memories, memory64 and shared memory are
+//     rejected with an error.
+//   - Globals: numeric ones are captured; a mutable global of another type
+//     (v128, funcref, externref) is rejected; immutable ones keep their
+//     initialisers.
+//   - Tables are not captured. If init changes a table (table.set,
+//     table.grow, for example to register a callback or load a library at
+//     run time) the snapshot is wrong; this is not detected, so only
+//     snapshot guests known not to do it (Go and C programs built for
+//     wasip1 do not).
+//   - Host state is not part of the module. WASI file descriptors opened
+//     during init (preopens, which the Go and C runtimes look up in their
+//     init) are numbers in memory: later instances must get the same
+//     preopens in the same order. Environment variables, arguments, the
+//     clock and random numbers read during init are frozen into the
+//     snapshot; for Go this includes the map hash seed and the runtime's
+//     random state, which every instance of one snapshot shares. The
+//     monotonic clock of a new WASI context starts near zero again, so a
+//     runtime that remembered a monotonic reading during init sees time
+//     step back by the length of init; Go tolerates this.
+//   - Anything a host function handed the instance during init (handles,
+//     resources) is frozen as well and must stay valid for later instances.
+package wasmsnap
