@@ -64,7 +64,8 @@ def python_type_to_json_schema(t: Any) -> str | dict[str, Any]:
         return "object"
 
     if _is_pydantic_model(t):
-        return t.model_json_schema()
+        schema: dict[str, Any] = t.model_json_schema()
+        return schema
     if isinstance(t, type) and dataclasses.is_dataclass(t):
         return dataclass_to_schema(t)
     return "string"

@@ -39,7 +39,7 @@ class CallCounts(dict[str, int]):
         counts == {"cap:tool-call:mcp:add": 3}
     """
 
-    def _resolve(self, key: object) -> object:
+    def _resolve(self, key: Any) -> Any:
         if dict.__contains__(self, key):
             return key
         other = _other_form(key)
@@ -48,13 +48,13 @@ class CallCounts(dict[str, int]):
         return key
 
     def __getitem__(self, key: str) -> int:
-        return dict.__getitem__(self, self._resolve(key))  # type: ignore[index]
+        return super().__getitem__(self._resolve(key))
 
     def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self, self._resolve(key))
+        return super().__contains__(self._resolve(key))
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
-        return dict.get(self, self._resolve(key), default)  # type: ignore[call-overload]
+    def get(self, key: str, default: Any = None) -> Any:
+        return super().get(self._resolve(key), default)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Mapping):
@@ -69,7 +69,7 @@ class CallCounts(dict[str, int]):
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else not eq
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # a dict is not hashable either
 
     def __repr__(self) -> str:
         return dict.__repr__(self)

@@ -34,5 +34,5 @@ class MethodCapability(ToolCallCap):
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MethodCapability:
         cap = super().from_dict(data)
-        assert type(cap) is cls
-        return cap  # type: ignore[return-value]
+        assert isinstance(cap, MethodCapability)
+        return cap
