@@ -1,0 +1,70 @@
+/*
+ * amla.h: what the C files of the JavaScript guest share.
+ *
+ * The guest is a WASI reactor. The host calls _initialize (wasi-libc's
+ * constructors), then amla_init() once, and amla_run() once per instance.
+ * Everything the guest asks of the host goes through the imports below
+ * (module "amla"; names and JSON shapes in gocore/wire/wire.go) or WASI.
+ */
+#ifndef AMLA_H
+#define AMLA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quickjs.h"
+
+#define AMLA_IMPORT(name) __attribute__((import_module("amla"), import_name(name)))
+
+AMLA_IMPORT("input_len") int32_t amla_input_len(void);
+AMLA_IMPORT("input_read") void amla_input_read(void *ptr);
+AMLA_IMPORT("output") void amla_output(int32_t fd, const void *ptr, int32_t len);
+AMLA_IMPORT("tool_submit") int64_t amla_tool_submit(const void *ptr, int32_t len);
+AMLA_IMPORT("tool_wait") int32_t amla_tool_wait(int64_t timeout_ms);
+AMLA_IMPORT("tool_take") void amla_tool_take(void *ptr);
+AMLA_IMPORT("exit_status") void amla_exit_status(int32_t code);
+AMLA_IMPORT("sleep") void amla_sleep(int64_t ms);
+AMLA_IMPORT("spawn") int32_t amla_spawn(const void *ptr, int32_t len);
+AMLA_IMPORT("spawn_take") void amla_spawn_take(void *ptr);
+
+/* The precompiled prelude (generated at build time, prelude_bytecode.c). */
+extern const uint8_t amla_prelude_bytecode[];
+extern const size_t amla_prelude_bytecode_len;
+
+/* Adds the natives of each C file to the object handed to the prelude. */
+int amla_add_fs_natives(JSContext *ctx, JSValueConst native);
+int amla_add_text_natives(JSContext *ctx, JSValueConst native);
+
+/*
+ * JSON nesting deeper than this is refused with a RangeError before
+ * QuickJS parses it. QuickJS's JSON recursion uses about 200 bytes of the
+ * wasm engine's stack per level but almost none of the C stack its
+ * overflow check watches, so without this a deep text would exhaust the
+ * wasm stack (an uncatchable trap) instead of throwing.
+ */
+#define AMLA_JSON_MAX_DEPTH 5000
+
+/* amla_json_too_deep reports whether JSON text nests deeper than
+ * AMLA_JSON_MAX_DEPTH (brackets outside strings; the text need not be
+ * valid). */
+int amla_json_too_deep(const char *s, size_t n);
+
+/* Helpers shared by the natives. */
+
+/* amla_set_func defines obj[name] as a C function; -1 on failure. */
+int amla_set_func(JSContext *ctx, JSValueConst obj, const char *name, JSCFunction *fn, int length);
+
+/* amla_utf8_fix replaces the 3-byte encodings of lone surrogates that
+ * JS_ToCStringLen produces (ED A0..BF xx) with U+FFFD in place: both are
+ * three bytes, so the length does not change. */
+void amla_utf8_fix(char *s, size_t len);
+
+/* amla_bytes returns the bytes a Uint8Array views (the prelude turns every
+ * other buffer kind into one first); NULL with a TypeError thrown when v is
+ * not a Uint8Array. An empty array gives a non-NULL pointer. */
+uint8_t *amla_bytes(JSContext *ctx, JSValueConst v, size_t *len);
+
+/* amla_new_bytes copies buf into a new Uint8Array. */
+JSValue amla_new_bytes(JSContext *ctx, const uint8_t *buf, size_t len);
+
+#endif

@@ -1,0 +1,703 @@
+// The prelude of the JavaScript guest: the globals a sandboxed script sees
+// (API.md §4), built on the natives driver.c, fs.c and text.c hand in.
+// build.py puts the section files (prelude/section_*.js) where the
+// SECTIONS marker is, compiles the whole to QuickJS bytecode, and the
+// driver runs it once in amla_init(). It evaluates to a function of the
+// natives that returns the helpers the driver calls (prepare, settle,
+// timerDelay, fireTimer, describeError, resultText, exitCode).
+//
+// Everything user code might replace (JSON.stringify, Object.keys, ...) is
+// captured here first, so printing results and errors keeps working even
+// when a script monkey-patches builtins.
+(function (native) {
+  'use strict';
+
+  const G = globalThis;
+  const ObjectKeys = Object.keys;
+  const ObjectCreate = Object.create;
+  const ObjectGetPrototypeOf = Object.getPrototypeOf;
+  const ObjectDefineProperty = Object.defineProperty;
+  const ObjectIs = Object.is;
+  const ArrayIsArray = Array.isArray;
+  const ArrayFrom = Array.from;
+  const JSONStringify = JSON.stringify;
+  const JSONParse = JSON.parse;
+  const ErrorCtor = Error;
+  const PromiseCtor = Promise;
+  const PromiseResolve = Promise.resolve.bind(Promise);
+  const PromiseReject = Promise.reject.bind(Promise);
+  const MapCtor = Map;
+  const SetCtor = Set;
+  const isView = ArrayBuffer.isView;
+
+  // define adds a global (or a property) the way builtins are: writable,
+  // configurable, not enumerable, so Object.keys(globalThis) shows the
+  // script's own globals and the tools.
+  function define(obj, name, value) {
+    ObjectDefineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
+    return value;
+  }
+  function defineIfMissing(obj, name, value) {
+    if (obj[name] === undefined) define(obj, name, value);
+  }
+  function named(name, fn) {
+    ObjectDefineProperty(fn, 'name', { value: name, configurable: true });
+    return fn;
+  }
+  // lazy defines obj[name] by calling make on first use: most scripts never
+  // touch Intl, Buffer or process.
+  function lazy(obj, name, make) {
+    ObjectDefineProperty(obj, name, {
+      configurable: true,
+      enumerable: false,
+      get() { const v = make(); define(obj, name, v); return v; },
+      set(v) { define(obj, name, v); },
+    });
+  }
+  function once(make) {
+    let v;
+    return () => (v === undefined ? (v = make()) : v);
+  }
+  let BufferClass = null;
+
+  // ---------------------------------------------------------------------
+  // How values print (API-0.2.md §3 "console.* formatting", issue 8 item
+  // 3): a string raw; numbers, booleans, null and undefined as words; a
+  // bigint as 10n; a symbol as Symbol(s); a function as [Function]; an
+  // Error as "Name: message"; everything else as compact JSON at any depth
+  // where a cycle prints "[Circular]", a bigint "10n", a function
+  // "[Function]", NaN/Infinity and undefined array items null, a Date its
+  // ISO string, an Error "Name: message", a Map {"Map":[[k,v],...]}, a Set
+  // {"Set":[v,...]} and a typed array a plain array. docs/javascript.md.
+  // ---------------------------------------------------------------------
+
+  function safeString(v) {
+    try { return String(v); } catch (_) { return Object.prototype.toString.call(v); }
+  }
+  function isError(v) {
+    if (v instanceof ErrorCtor) return true;
+    try {
+      return v !== null && typeof v === 'object' && typeof v.stack === 'string' && typeof v.message === 'string';
+    } catch (_) {
+      return false;
+    }
+  }
+  function errorHead(e) {
+    let name, message;
+    try { name = e.name; } catch (_) { /* getter */ }
+    try { message = e.message; } catch (_) { /* getter */ }
+    const msg = message === undefined ? safeString(e) : safeString(message);
+    if (typeof name === 'string' && name !== '') return msg === '' ? name : name + ': ' + msg;
+    return msg;
+  }
+
+  function compact(value) {
+    // holders are the objects JSON.stringify is inside of (what it passes
+    // as `this`), origins the values they stand for; together the chain
+    // of ancestors, so only a real cycle prints "[Circular]".
+    const holders = [];
+    const origins = [];
+    function replacer(key, v) {
+      while (holders.length && holders[holders.length - 1] !== this) {
+        holders.pop();
+        origins.pop();
+      }
+      switch (typeof v) {
+        case 'bigint': return v + 'n';
+        case 'function': return '[Function]';
+        case 'symbol': return v.toString();
+        case 'object': break;
+        default: return v;
+      }
+      if (v === null) return v;
+      if (origins.includes(v)) return '[Circular]';
+      let out = v;
+      if (isError(v)) return errorHead(v);
+      if (v instanceof MapCtor) out = { Map: ArrayFrom(v) };
+      else if (v instanceof SetCtor) out = { Set: ArrayFrom(v) };
+      else if (isView(v) && !(v instanceof DataView)) out = ArrayFrom(v);
+      holders.push(out);
+      origins.push(v);
+      return out;
+    }
+    const s = JSONStringify(value, replacer);
+    return s === undefined ? 'undefined' : s;
+  }
+
+  // formatArg is how one console argument prints.
+  function formatArg(v) {
+    switch (typeof v) {
+      case 'string': return v;
+      case 'number': return ObjectIs(v, -0) ? '0' : String(v);
+      case 'boolean': case 'undefined': return String(v);
+      case 'bigint': return v + 'n';
+      case 'symbol': return v.toString();
+      case 'function': return '[Function]';
+    }
+    if (v === null) return 'null';
+    if (isError(v)) return errorHead(v);
+    try {
+      return compact(v);
+    } catch (e) {
+      // Too deep for the stack, or a toJSON that throws.
+      if (e instanceof RangeError) throw e;
+      return safeString(v);
+    }
+  }
+  function format(...args) {
+    let out = '';
+    for (let i = 0; i < args.length; i++) out += (i ? ' ' : '') + formatArg(args[i]);
+    return out;
+  }
+
+  // ---------------------------------------------------------------------
+  // console: log/info/debug to stdout, error/warn/trace to stderr; each
+  // call is one write, so the host streams it at once.
+  // ---------------------------------------------------------------------
+
+  let groupIndent = '';
+  function emit(fd, text) {
+    if (groupIndent) text = groupIndent + text.split('\n').join('\n' + groupIndent);
+    native.write(fd, text + '\n');
+  }
+  const counts = new Map();
+  const timersByLabel = new Map();
+  function formatMs(ms) {
+    return ms < 1000 ? ms.toFixed(3) + 'ms' : (ms / 1000).toFixed(3) + 's';
+  }
+  const console = {
+    log: (...a) => emit(1, format(...a)),
+    info: (...a) => emit(1, format(...a)),
+    debug: (...a) => emit(1, format(...a)),
+    error: (...a) => emit(2, format(...a)),
+    warn: (...a) => emit(2, format(...a)),
+    trace: (...a) => {
+      const e = new ErrorCtor(format(...a));
+      emit(2, 'Trace: ' + format(...a) + cleanStack(e.stack || ''));
+    },
+    dir: (v) => emit(1, formatArg(v)),
+    dirxml: (...a) => emit(1, format(...a)),
+    assert: (cond, ...a) => {
+      if (!cond) emit(2, 'Assertion failed' + (a.length ? ': ' + format(...a) : ''));
+    },
+    count: (label = 'default') => {
+      const n = (counts.get(String(label)) || 0) + 1;
+      counts.set(String(label), n);
+      emit(1, label + ': ' + n);
+    },
+    countReset: (label = 'default') => { counts.delete(String(label)); },
+    time: (label = 'default') => { timersByLabel.set(String(label), native.now()); },
+    timeLog: (label = 'default', ...a) => {
+      const t = timersByLabel.get(String(label));
+      if (t === undefined) return emit(2, "Warning: No such label '" + label + "' for console.timeLog()");
+      emit(1, label + ': ' + formatMs(native.now() - t) + (a.length ? ' ' + format(...a) : ''));
+    },
+    timeEnd: (label = 'default') => {
+      const t = timersByLabel.get(String(label));
+      if (t === undefined) return emit(2, "Warning: No such label '" + label + "' for console.timeEnd()");
+      timersByLabel.delete(String(label));
+      emit(1, label + ': ' + formatMs(native.now() - t));
+    },
+    group: (...a) => { if (a.length) emit(1, format(...a)); groupIndent += '  '; },
+    groupCollapsed: (...a) => { if (a.length) emit(1, format(...a)); groupIndent += '  '; },
+    groupEnd: () => { groupIndent = groupIndent.slice(2); },
+    table: (data, columns) => emit(1, table(data, columns)),
+  };
+
+  // table renders console.table's box (Node's layout), cells as
+  // console.log prints them.
+  function table(data, columns) {
+    if (data === null || typeof data !== 'object') return formatArg(data);
+    const rows = [];
+    const keys = [];
+    let hasValues = false;
+    const addKey = (k) => { if (!keys.includes(k)) keys.push(k); };
+    const entries = data instanceof MapCtor ? ArrayFrom(data.entries()) : Object.entries(data);
+    for (const [idx, row] of entries) {
+      const cells = {};
+      if (row !== null && typeof row === 'object') {
+        for (const k of ObjectKeys(row)) {
+          if (columns && !columns.includes(k)) continue;
+          addKey(k);
+          cells[k] = formatArg(row[k]);
+        }
+      } else {
+        hasValues = true;
+        cells['\0values'] = formatArg(row);
+      }
+      rows.push([String(idx), cells]);
+    }
+    const head = ['(index)', ...(columns || keys)];
+    if (hasValues) head.push('Values');
+    const body = rows.map(([idx, cells]) => [idx, ...(columns || keys).map((k) => cells[k] ?? ''), ...(hasValues ? [cells['\0values'] ?? ''] : [])]);
+    const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)) + 2);
+    const center = (s, w) => {
+      const left = Math.floor((w - s.length) / 2);
+      return ' '.repeat(left) + s + ' '.repeat(w - s.length - left);
+    };
+    const line = (l, m, r) => l + widths.map((w) => '─'.repeat(w)).join(m) + r;
+    const row = (cells) => '│' + cells.map((c, i) => center(c, widths[i])).join('│') + '│';
+    return [line('┌', '┬', '┐'), row(head), line('├', '┼', '┤'), ...body.map(row), line('└', '┴', '┘')].join('\n');
+  }
+
+  // ---------------------------------------------------------------------
+  // Stacks: QuickJS frames in Node's shape, without the prelude's frames,
+  // in the user's line and column terms, at most maxFrames of them.
+  // ---------------------------------------------------------------------
+
+  const SCRIPT = 'script.js';
+  const WRAP_PREFIX = '(async () => {';
+  const WRAP_SUFFIX = '\n})()';
+  const maxFrames = 10;
+  let userLines = 1;
+
+  function cleanStack(stack) {
+    if (typeof stack !== 'string') return '';
+    let out = '';
+    let frames = 0;
+    let dropped = 0;
+    for (const raw of stack.split('\n')) {
+      const m = /^\s*at (.*)$/.exec(raw);
+      if (!m) continue;
+      let frame = m[1];
+      if (frame.includes('prelude.js')) continue;
+      let keep = true;
+      frame = frame.replace(/script\.js:(\d+):(\d+)/g, (all, l, c) => {
+        const line = Number(l);
+        let col = Number(c);
+        if (line === 1) col -= WRAP_PREFIX.length;
+        if (line > userLines || col < 1) keep = false;
+        return SCRIPT + ':' + line + ':' + col;
+      });
+      if (!keep) continue;
+      if (frames === maxFrames) { dropped++; continue; }
+      out += '\n    at ' + frame;
+      frames++;
+    }
+    if (dropped > 0) out += '\n    ... ' + dropped + ' more';
+    return out;
+  }
+
+  // ---------------------------------------------------------------------
+  // Polyfills for what QuickJS-NG lacks. Each is installed only when the
+  // engine does not have it.
+  // ---------------------------------------------------------------------
+
+  function dataCloneError(msg) {
+    const e = new ErrorCtor(msg);
+    e.name = 'DataCloneError';
+    return e;
+  }
+  const errorCtors = { Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
+
+  // structuredClone follows the HTML structured clone algorithm for what
+  // scripts pass it: primitives, plain objects and arrays (prototypes are
+  // dropped), Date, RegExp, Map, Set, ArrayBuffer and views, Error, boxed
+  // primitives; cycles and shared references are kept. Functions, symbols,
+  // promises and weak collections throw a DataCloneError.
+  defineIfMissing(G, 'structuredClone', named('structuredClone', function (value) {
+    if (arguments.length === 0) throw new TypeError("Failed to execute 'structuredClone': 1 argument required, but only 0 present.");
+    const memo = new MapCtor();
+    const clone = (v) => {
+      if (typeof v === 'function') throw dataCloneError((v.name ? 'function ' + v.name : 'function') + ' could not be cloned.');
+      if (typeof v === 'symbol') throw dataCloneError(v.toString() + ' could not be cloned.');
+      if (v === null || typeof v !== 'object') return v;
+      if (memo.has(v)) return memo.get(v);
+      let out;
+      if (ArrayIsArray(v)) {
+        out = new Array(v.length);
+        memo.set(v, out);
+        for (const k of ObjectKeys(v)) out[k] = clone(v[k]);
+        return out;
+      }
+      if (v instanceof Date) out = new Date(v.getTime());
+      else if (v instanceof RegExp) out = new RegExp(v.source, v.flags);
+      else if (v instanceof ArrayBuffer) out = v.slice(0);
+      else if (v instanceof DataView) out = new DataView(clone(v.buffer), v.byteOffset, v.byteLength);
+      else if (isView(v)) {
+        const C = ObjectGetPrototypeOf(v).constructor;
+        out = new C(clone(v.buffer), v.byteOffset, v.length);
+      } else if (v instanceof Number || v instanceof String || v instanceof Boolean || v instanceof BigInt) {
+        out = Object(v.valueOf());
+      } else if (v instanceof PromiseCtor || v instanceof WeakMap || v instanceof WeakSet) {
+        const ctor = ObjectGetPrototypeOf(v) && ObjectGetPrototypeOf(v).constructor;
+        throw dataCloneError('#<' + ((ctor && ctor.name) || 'Object') + '> could not be cloned.');
+      }
+      if (out !== undefined) {
+        memo.set(v, out);
+        return out;
+      }
+      if (v instanceof MapCtor) {
+        out = new MapCtor();
+        memo.set(v, out);
+        for (const [k, val] of v) out.set(clone(k), clone(val));
+        return out;
+      }
+      if (v instanceof SetCtor) {
+        out = new SetCtor();
+        memo.set(v, out);
+        for (const val of v) out.add(clone(val));
+        return out;
+      }
+      if (isError(v)) {
+        const C = errorCtors[v.name] || ErrorCtor;
+        out = new C(v.message);
+        memo.set(v, out);
+        if (typeof v.stack === 'string') define(out, 'stack', v.stack);
+        if ('cause' in v) define(out, 'cause', clone(v.cause));
+        return out;
+      }
+      out = {};
+      memo.set(v, out);
+      for (const k of ObjectKeys(v)) out[k] = clone(v[k]);
+      return out;
+    };
+    return clone(value);
+  }));
+
+  // JSON.parse refuses text nested deeper than the driver's limit with a
+  // RangeError: QuickJS's parser would otherwise exhaust the wasm stack
+  // (an uncatchable trap) long before its own stack check fires.
+  const JSONParseNative = JSON.parse;
+  define(JSON, 'parse', named('parse', function parse(text, reviver) {
+    const s = typeof text === 'string' ? text : String(text);
+    if (native.jsonTooDeep(s)) throw new RangeError('Maximum call stack size exceeded (JSON nested too deeply)');
+    return reviver === undefined ? JSONParseNative(s) : JSONParseNative(s, reviver);
+  }));
+
+  defineIfMissing(G, 'queueMicrotask', named('queueMicrotask', function (fn) {
+    if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function. Received ' + formatArg(fn));
+    PromiseResolve().then(() => fn());
+  }));
+
+  // ---- Numbers and dates in a locale (QuickJS-NG has no Intl) ----------
+  // Honest or an error: a locale whose conventions the section does not
+  // know, or a time zone other than UTC, is a RangeError that says what is
+  // supported (section_locale.js).
+
+  const getLocale = once(() => section_locale());
+
+  define(Number.prototype, 'toLocaleString', named('toLocaleString', function (locales, options) {
+    return getLocale().formatNumber(Number.prototype.valueOf.call(this), locales, options);
+  }));
+  define(BigInt.prototype, 'toLocaleString', named('toLocaleString', function (locales, options) {
+    return getLocale().formatNumber(BigInt.prototype.valueOf.call(this), locales, options);
+  }));
+  define(Date.prototype, 'toLocaleString', named('toLocaleString', function (locales, options) { return getLocale().formatDate(this, locales, options, 'all'); }));
+  define(Date.prototype, 'toLocaleDateString', named('toLocaleDateString', function (locales, options) { return getLocale().formatDate(this, locales, options, 'date'); }));
+  define(Date.prototype, 'toLocaleTimeString', named('toLocaleTimeString', function (locales, options) { return getLocale().formatDate(this, locales, options, 'time'); }));
+  if (!('Intl' in G)) lazy(G, 'Intl', () => getLocale().makeIntl());
+
+  // ---------------------------------------------------------------------
+  // Timers. The driver asks timerDelay() how long it may wait and calls
+  // fireTimer() when one is due; they run in real time, in order of due
+  // time and then of creation. Once the script's promise has settled,
+  // only ref'd timeouts keep the run alive (a forgotten setInterval would
+  // otherwise run until the timeout).
+  // ---------------------------------------------------------------------
+
+  const timers = new MapCtor(); // id -> { due, ms, fn, repeat, ref }
+  let nextTimerID = 1;
+
+  class Timeout {
+    #id;
+    constructor(id) { this.#id = id; }
+    ref() { const t = timers.get(this.#id); if (t) t.ref = true; return this; }
+    unref() { const t = timers.get(this.#id); if (t) t.ref = false; return this; }
+    hasRef() { const t = timers.get(this.#id); return !!(t && t.ref); }
+    refresh() { const t = timers.get(this.#id); if (t) t.due = native.now() + t.ms; return this; }
+    [Symbol.toPrimitive]() { return this.#id; }
+    static idOf(t) { return t instanceof Timeout ? t.#id : Number(t); }
+  }
+  function makeTimer(repeat) {
+    return function (fn, ms, ...args) {
+      if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function. Received ' + formatArg(fn));
+      let delay = Number(ms);
+      if (!(delay >= 1) || delay > 2147483647) delay = 1;
+      const id = nextTimerID++;
+      const cb = args.length ? () => fn(...args) : fn;
+      timers.set(id, { due: native.now() + delay, ms: delay, fn: cb, repeat, ref: true });
+      return new Timeout(id);
+    };
+  }
+  function clearTimer(t) {
+    if (t === undefined || t === null) return;
+    timers.delete(Timeout.idOf(t));
+  }
+  const setTimeout = named('setTimeout', makeTimer(false));
+  const setInterval = named('setInterval', makeTimer(true));
+  const setImmediate = named('setImmediate', function (fn, ...args) { return setTimeout(fn, 0, ...args); });
+
+  // earliestTimer is the [id, timer] due first (creation order breaks
+  // ties: ids grow), or undefined.
+  function earliestTimer() {
+    let best;
+    for (const entry of timers) {
+      if (best === undefined || entry[1].due < best[1].due) best = entry;
+    }
+    return best;
+  }
+  function timerDelay(settled, toolsPending) {
+    if (timers.size === 0) return -1;
+    if (settled && !toolsPending) {
+      let alive = false;
+      for (const t of timers.values()) if (t.ref && !t.repeat) { alive = true; break; }
+      if (!alive) return -1;
+    }
+    const d = earliestTimer()[1].due - native.now();
+    return d > 0 ? d : 0;
+  }
+  function fireTimer() {
+    const best = earliestTimer();
+    if (!best || best[1].due > native.now()) return;
+    const [id, t] = best;
+    if (t.repeat) t.due = native.now() + t.ms;
+    else timers.delete(id);
+    t.fn();
+  }
+
+  // ---------------------------------------------------------------------
+  // fs: Promise-returning calls over the synchronous natives of fs.c
+  // (section_fs.js).
+  // ---------------------------------------------------------------------
+
+  const WORKDIR = '/workspace';
+  const getFs = once(() => section_fs());
+
+  // ---------------------------------------------------------------------
+  // shell(cmd) resolves to { stdout, stderr, exitCode } and never rejects
+  // for a non-zero exit; shell.run(cmd) resolves to stdout and rejects on
+  // one. The command runs as a child process: the host starts the shell
+  // guest on the same files (wire.SpawnRequest), inside this run's limits.
+  // ---------------------------------------------------------------------
+
+  function commandText(cmd, values) {
+    if (ArrayIsArray(cmd) && ArrayIsArray(cmd.raw)) return String.raw({ raw: cmd }, ...values);
+    return String(cmd);
+  }
+  function stdinOf(options) {
+    if (typeof options === 'string') return options;
+    if (options && options.stdin !== undefined && options.stdin !== null) return String(options.stdin);
+    return '';
+  }
+  function runShell(text, stdin) {
+    const req = { language: 'shell', code: text };
+    if (stdin !== '') req.stdin = stdin;
+    const r = JSONParse(native.spawn(JSONStringify(req)));
+    let stderr = typeof r.stderr === 'string' ? r.stderr : '';
+    if (r.error && !stderr.includes(r.error)) stderr += (stderr && !stderr.endsWith('\n') ? '\n' : '') + r.error + '\n';
+    return { stdout: typeof r.stdout === 'string' ? r.stdout : '', stderr, exitCode: typeof r.exit_code === 'number' ? r.exit_code : 1 };
+  }
+  const shell = named('shell', async function (cmd, ...rest) {
+    return runShell(commandText(cmd, rest), ArrayIsArray(cmd) ? '' : stdinOf(rest[0]));
+  });
+  shell.run = named('run', async function (cmd, ...rest) {
+    const text = commandText(cmd, rest);
+    const r = runShell(text, ArrayIsArray(cmd) ? '' : stdinOf(rest[0]));
+    if (r.exitCode !== 0) {
+      const detail = r.stderr ? '\n' + r.stderr.replace(/\n$/, '') : '';
+      const e = new ErrorCtor('Command failed (exit ' + r.exitCode + '): ' + text + detail);
+      e.exitCode = r.exitCode;
+      e.stdout = r.stdout;
+      e.stderr = r.stderr;
+      throw e;
+    }
+    return r.stdout;
+  });
+  shell.exec = shell;
+
+  // ---------------------------------------------------------------------
+  // Tools (API.md §3.6). One global per tool, named by its JS name (each
+  // . / - : becomes _), enumerable so Object.keys(globalThis) finds them.
+  // A tool gets no global when its identifier is taken: by an earlier
+  // tool (a.b and a_b: the first registered keeps a_b) or by a prelude
+  // global or builtin (a tool named "fs" or "JSON" must not shadow it),
+  // except the Node-habit conveniences of YIELDING_GLOBALS, which a tool
+  // replaces. Such tools are listed in __tools__ under their id
+  // ("mcp:<name>"), left out of listTools(), and reachable through
+  // callTool(name, params) and getToolInfo(name).
+  //
+  // A call is submitted to the host at once (native.submit); the driver
+  // waits only when the script has nothing else to do, so calls made
+  // together reach the host together. settle() answers them.
+  // ---------------------------------------------------------------------
+
+  const pending = new MapCtor(); // request id -> { method, resolve, reject }
+
+  function paramsJSON(params) {
+    if (params === undefined) return '{}';
+    const json = JSONStringify(params);
+    return json === undefined ? '{}' : json;
+  }
+  function callMethod(method, params) {
+    let request;
+    try {
+      request = '{"method":' + JSONStringify(method) + ',"params":' + paramsJSON(params) + '}';
+    } catch (e) {
+      return PromiseReject(e);
+    }
+    let rec;
+    const p = new PromiseCtor((resolve, reject) => { rec = { method, resolve, reject }; });
+    pending.set(native.submit(request), rec);
+    return p;
+  }
+  function settle(header, result, parseError) {
+    const rec = pending.get(header.id);
+    if (!rec) throw new ErrorCtor('amla js: internal error: an answer for unknown tool call ' + header.id);
+    pending.delete(header.id);
+    if (!header.ok) {
+      rec.reject(new ErrorCtor("tool call '" + rec.method + "' failed: " + (header.code || 'internal') + ': ' + (header.error || '')));
+    } else if (parseError !== undefined) {
+      rec.reject(new ErrorCtor("tool call '" + rec.method + "' failed: internal: the result could not be read: " + errorHead(parseError)));
+    } else {
+      rec.resolve(result === undefined ? null : result);
+    }
+  }
+
+  function jsName(name) { return String(name).replace(/[./:-]/g, '_'); }
+
+  const YIELDING_GLOBALS = new SetCtor(['fetch', 'require', 'process', 'Buffer', 'crypto', 'performance', 'global']);
+  const toolsByJS = new MapCtor();
+  const toolsByName = new MapCtor();
+  const toolGlobals = [];
+  const __tools__ = {};
+  function installTools(list) {
+    for (const t of list) {
+      if (!t || typeof t.name !== 'string') continue;
+      const id = jsName(t.name);
+      let parameters = { type: 'object', properties: {} };
+      if (t.inputSchema !== undefined && t.inputSchema !== null) parameters = t.inputSchema;
+      const info = { id: 'mcp:' + t.name, name: t.name, description: t.description || '', parameters };
+      toolsByName.set(t.name, info);
+      // Conveniences the sandbox adds for Node habits (fetch, require,
+      // process, ...) yield to a tool of the same name: the tool is what
+      // the agent was told to call. Core globals and builtins never do.
+      const yields = YIELDING_GLOBALS.has(id) && !toolsByJS.has(id);
+      if (!yields && (toolsByJS.has(id) || id in G)) {
+        __tools__[info.id] = info;
+        continue;
+      }
+      toolsByJS.set(id, info);
+      __tools__[id] = info;
+      const method = info.id;
+      const stub = named(id, function (params) { return callMethod(method, params); });
+      ObjectDefineProperty(G, id, { value: stub, writable: true, configurable: true, enumerable: true });
+      toolGlobals.push(id);
+    }
+  }
+  // findTool looks a tool up by JS identifier, registered name or id.
+  // getToolInfo prefers the identifier (it is documented to take one);
+  // callTool prefers the registered name, so callTool('a_b') reaches the
+  // tool registered as "a_b" even when "a.b" owns the identifier a_b.
+  function findTool(name, preferName) {
+    const n = String(name);
+    const byID = n.startsWith('mcp:') ? toolsByName.get(n.slice(4)) : undefined;
+    if (preferName) return toolsByName.get(n) || toolsByJS.get(n) || byID;
+    return toolsByJS.get(n) || toolsByName.get(n) || byID;
+  }
+  const listTools = named('listTools', function () { return toolGlobals.slice(); });
+  const getToolInfo = named('getToolInfo', function (name) { return findTool(name, false); });
+  const callTool = named('callTool', function (name, params) {
+    const info = findTool(name, true);
+    if (!info) return PromiseReject(new ErrorCtor('Unknown tool: ' + name + ' (listTools() shows the tools available)'));
+    return callMethod(info.id, params);
+  });
+
+  // ---------------------------------------------------------------------
+  // A little of Node's environment that scripts reach for: process, path,
+  // require for the modules that exist here, crypto, and a fetch that
+  // explains there is no network (section_node.js).
+  // ---------------------------------------------------------------------
+
+  const getText = once(() => section_text());
+  const getNode = once(() => section_node());
+  const require = named('require', function (name) {
+    const key = String(name).replace(/^node:/, '');
+    const modules = getNode().modules;
+    if (Object.prototype.hasOwnProperty.call(modules, key)) return modules[key];
+    const e = new ErrorCtor("Cannot find module '" + name + "': the sandbox has no npm packages or network; " +
+      'available: ' + ObjectKeys(modules).join(', ') + ' (fs, shell and the tool functions are also globals)');
+    e.code = 'MODULE_NOT_FOUND';
+    throw e;
+  });
+  const fetch = named('fetch', async function () {
+    throw new TypeError('fetch is not available: the sandbox has no network access; use the tools it provides (listTools())');
+  });
+
+  /*@@SECTIONS@@*/
+
+  // ---------------------------------------------------------------------
+  // Install the globals.
+  // ---------------------------------------------------------------------
+
+  const globals = {
+    console, shell, listTools, getToolInfo, callTool, __tools__,
+    setTimeout, setInterval, setImmediate, clearTimeout: named('clearTimeout', clearTimer),
+    clearInterval: named('clearInterval', clearTimer), clearImmediate: named('clearImmediate', clearTimer),
+    require, fetch,
+  };
+  for (const name of ObjectKeys(globals)) define(G, name, globals[name]);
+  lazy(G, 'fs', getFs);
+  lazy(G, 'TextEncoder', () => getText().TextEncoder);
+  lazy(G, 'TextDecoder', () => getText().TextDecoder);
+  lazy(G, 'Buffer', () => getText().Buffer);
+  lazy(G, 'process', () => getNode().process);
+  lazy(G, 'crypto', () => getNode().crypto);
+  if (G.global === undefined) define(G, 'global', G);
+
+  // ---------------------------------------------------------------------
+  // Helpers for the driver.
+  // ---------------------------------------------------------------------
+
+  return {
+    // prepare installs the run's tools and returns the user's code
+    // wrapped as the body of an async function invoked at once (API.md
+    // §3.2), so top-level await and return work. The prefix shares the
+    // first line with the code: line numbers stay the user's.
+    prepare(input) {
+      if (input.language !== undefined && input.language !== 'javascript') {
+        throw new ErrorCtor('this guest runs JavaScript, not ' + JSONStringify(input.language));
+      }
+      installTools(ArrayIsArray(input.tools) ? input.tools : []);
+      let code = input.has_stdin ? String(input.stdin ?? '') : String(input.code ?? '');
+      if (code.startsWith('#!')) code = '//' + code.slice(2);
+      userLines = code.split('\n').length;
+      return WRAP_PREFIX + code + WRAP_SUFFIX;
+    },
+    settle,
+    timerDelay,
+    fireTimer,
+    // describeError is the text printed for an uncaught error (API.md
+    // §3.2): "<Name>: <message>" and the stack; a thrown non-error prints
+    // as console.log would print it.
+    describeError(e) {
+      if (isError(e)) {
+        let stack = '';
+        try { stack = cleanStack(e.stack); } catch (_) { /* getter */ }
+        return errorHead(e) + stack;
+      }
+      try { return formatArg(e); } catch (_) { return safeString(e); }
+    },
+    // resultText is how the script's resolved value prints: a string raw,
+    // anything else as JSON.stringify gives it; what JSON cannot express
+    // (a bigint, a cycle) prints as console.log would. undefined prints
+    // nothing.
+    resultText(v) {
+      if (v === undefined) return undefined;
+      if (typeof v === 'string') return v;
+      try {
+        const s = JSONStringify(v);
+        if (s !== undefined) return s;
+      } catch (e) {
+        if (e instanceof RangeError) throw e;
+      }
+      return formatArg(v);
+    },
+    // exitCode is process.exitCode when a script set it.
+    exitCode() {
+      const d = Object.getOwnPropertyDescriptor(G, 'process');
+      const p = d && 'value' in d ? d.value : undefined;
+      return p && typeof p.exitCode === 'number' ? p.exitCode : undefined;
+    },
+  };
+})
