@@ -25,6 +25,7 @@
  * recorded with exit_status and returned.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,10 @@ static int exit_code_req;
 static int exit_code;        /* 1 once an error was reported */
 static JSValue main_promise;
 static int main_reported;
+
+/* Set when an allocation failed: QuickJS then throws an "out of memory"
+ * error, or null when even that error could not be allocated. */
+static int allocation_failed;
 
 /* Promises rejected while nothing handled them; reported at the end if
  * still unhandled (a script may attach its handler late). */
@@ -157,6 +162,11 @@ static void report_error(JSValueConst err, const char *prefix)
     exit_code = 1;
     if (exit_requested)
         return;
+    if (JS_IsNull(err) && allocation_failed) {
+        write_str(2, prefix);
+        write_str(2, "InternalError: out of memory (the script reached the sandbox's memory limit)\n");
+        return;
+    }
     JSValue text = call_helper("describeError", 1, &err);
     if (JS_IsException(text)) {
         JS_FreeValue(ctx, JS_GetException(ctx));
@@ -325,6 +335,47 @@ static void track_rejection(JSContext *c, JSValueConst promise, JSValueConst rea
     }
 }
 
+/* ---- memory ------------------------------------------------------------ */
+
+/* QuickJS allocates through wasi-libc's malloc; these wrappers only note a
+ * failure, so an error that could not even be allocated is still reported
+ * as running out of memory. */
+static void *amla_calloc(void *opaque, size_t count, size_t size)
+{
+    void *p = calloc(count, size);
+    if (!p && count && size)
+        allocation_failed = 1;
+    return p;
+}
+
+static void *amla_malloc(void *opaque, size_t size)
+{
+    void *p = malloc(size);
+    if (!p && size)
+        allocation_failed = 1;
+    return p;
+}
+
+static void amla_free(void *opaque, void *ptr)
+{
+    free(ptr);
+}
+
+static void *amla_realloc(void *opaque, void *ptr, size_t size)
+{
+    void *p = realloc(ptr, size);
+    if (!p && size)
+        allocation_failed = 1;
+    return p;
+}
+
+static size_t amla_usable_size(const void *ptr)
+{
+    return malloc_usable_size((void *)ptr);
+}
+
+static const JSMallocFunctions amla_mf = {amla_calloc, amla_malloc, amla_free, amla_realloc, amla_usable_size};
+
 /* ---- init -------------------------------------------------------------- */
 
 static int32_t init_failed(const char *what)
@@ -347,7 +398,7 @@ EXPORT("amla_init") int32_t amla_init(void)
 {
     if (initialised)
         return 0;
-    rt = JS_NewRuntime();
+    rt = JS_NewRuntime2(&amla_mf, NULL);
     if (!rt)
         return init_failed("out of memory");
     JS_SetMaxStackSize(rt, AMLA_JS_STACK_LIMIT);
