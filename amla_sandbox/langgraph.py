@@ -420,9 +420,9 @@ class SandboxTool:
         lines = [
             "## Sandbox Tool Usage",
             "",
-            f"The `{self.name}` tool runs code in a secure sandbox. It takes two required parameters:",
-            "- `code`: the JavaScript code or shell command line to run",
-            '- `language`: `"javascript"` or `"shell"`',
+            f"The `{self.name}` tool runs code in a secure sandbox. It takes two parameters:",
+            "- `code`: the JavaScript code or shell script to run",
+            '- `language`: `"javascript"` (the default) or `"shell"`',
             "",
             '### JavaScript mode (language="javascript")',
             "",
