@@ -9,6 +9,7 @@ import logging
 from typing import Any
 
 import pytest
+from _apis import Api, api  # noqa: F401  (api is a fixture)
 from amla_sandbox.capabilities import Constraint, ConstraintError, ConstraintSet
 
 from amla_sandbox.bash_tool import (
@@ -141,6 +142,15 @@ def test_parsed_constraints_enforce() -> None:
 
 
 # -- _build_capabilities ----------------------------------------------------------
+
+
+def test_build_capabilities_builds_tool_call_caps_for_both_apis(api: Api) -> None:
+    from amla_sandbox.capabilities import ToolCallCap
+
+    caps = _build_capabilities([transfer], constraints={"transfer": {"amount": "<=5"}}, max_calls=3)
+    assert type(caps[0]) is ToolCallCap and isinstance(caps[0], api.cls)  # 0.2.8's class, 0.1.7's isinstance
+    assert caps[0].key() == "cap:tool-call:mcp:transfer"
+    assert caps[0] == api.cls("mcp:transfer", ConstraintSet([Constraint.le("amount", 5)]), max_calls=3)
 
 
 def test_build_capabilities_defaults() -> None:
