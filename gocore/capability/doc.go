@@ -2,6 +2,14 @@
 // patterns, parameter constraints, constraint sets, method capabilities and
 // the per-sandbox Policy with its call budgets (API.md §2).
 //
+// One capability type serves both versions of the Python API
+// (API-0.2.md D1-D4): its Kind says whether Python built a MethodCapability
+// (0.1.7, keys "cap:method:<pattern>") or a ToolCallCap (0.2.8, keys
+// "cap:tool-call:<pattern>"). Budgets are per pattern; each is reported
+// under the key of the capability that set it and found by a key in either
+// format. A Policy can also be narrowed to the patterns a PCA grants
+// (SetGrants).
+//
 // The documented behaviour is that of a Python library, so this package
 // reproduces Python semantics where they are visible: JSON is decoded the
 // way Python's json.loads decodes it (ints stay ints, of any size; NaN and
