@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from .audit import AuditCollector, AuditConfig, AuditEntry
-from .capabilities import MethodCapability
+from .capabilities import MethodCapability, ToolCallCap
+from .capabilities._counts import CallCounts
 from .runtime.pipeline import ToolPipeline
 from .runtime.wasm import (
     DEFAULT_DISK_QUOTA,
@@ -40,7 +41,7 @@ class Sandbox:
 
     pca: bytes = b""
     tools: list[ToolDefinition] = field(default_factory=list)
-    capabilities: list[MethodCapability] = field(default_factory=list)
+    capabilities: list[ToolCallCap] = field(default_factory=list)
     trusted_authorities: list[str] = field(default_factory=list)
     tool_handler: ToolHandler | None = None
     wasm_path: Path | None = None
@@ -68,13 +69,15 @@ class Sandbox:
             pca = authority.create_pca(capabilities=["tool_call:**"]).to_cbor()
             trusted = [authority.public_key_hex()]
             if not self.capabilities:
-                self.capabilities = [MethodCapability(method_pattern="**")]
+                self.capabilities = [ToolCallCap(method_pattern="**")]
         for t in self.tools:
             if not isinstance(t, ToolDefinition):
                 raise TypeError(f"tools must be ToolDefinition objects, got {type(t).__name__}")
         for c in self.capabilities:
-            if not isinstance(c, MethodCapability):
-                raise TypeError(f"capabilities must be MethodCapability objects, got {type(c).__name__}")
+            if not isinstance(c, (ToolCallCap, MethodCapability)):
+                raise TypeError(
+                    f"capabilities must be ToolCallCap or MethodCapability objects, got {type(c).__name__}"
+                )
         if self.tool_handler is not None and not callable(self.tool_handler):
             raise TypeError(f"tool_handler must be callable, got {type(self.tool_handler).__name__}")
         if self.audit_config is not None:
@@ -205,14 +208,14 @@ class Sandbox:
     def can_call(self, method: str, params: dict[str, Any] | None = None) -> bool:
         return self._runtime is not None and self._runtime.can_call(method, params)
 
-    def get_capabilities(self) -> list[MethodCapability]:
+    def get_capabilities(self) -> list[ToolCallCap]:
         return list(self.capabilities)
 
     def get_remaining_calls(self, capability_key: str) -> int | None:
         return self._runtime.get_remaining_calls(capability_key) if self._runtime is not None else None
 
     def get_call_counts(self) -> dict[str, int]:
-        return self._runtime.get_call_counts() if self._runtime is not None else {}
+        return self._runtime.get_call_counts() if self._runtime is not None else CallCounts({})
 
     def get_audit_entries(
         self, entry_type: str | None = None, since: datetime | None = None

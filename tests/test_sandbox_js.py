@@ -415,7 +415,7 @@ def test_bad_arguments_name_what_is_wrong():
         assert sb.execute("return 1") == "1\n"  # still usable
     with pytest.raises(TypeError, match="tools must be ToolDefinition"):
         Sandbox(tools=["not a tool"])  # type: ignore[list-item]
-    with pytest.raises(TypeError, match="capabilities must be MethodCapability"):
+    with pytest.raises(TypeError, match="capabilities must be ToolCallCap or MethodCapability"):
         Sandbox(capabilities=["**"])  # type: ignore[list-item]
     with pytest.raises(TypeError, match="tool_handler must be callable"):
         Sandbox(tool_handler=42)  # type: ignore[arg-type]

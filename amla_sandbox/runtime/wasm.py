@@ -31,7 +31,7 @@ from .._language import normalize_language
 from .pipeline import CODE_CANCELLED, CODE_INTERNAL, CODE_INVALID, Answer, ToolPipeline, ToolRequest, encode_result, safe_text
 
 if TYPE_CHECKING:
-    from ..capabilities import MethodCapability
+    from ..capabilities import ToolCallCap
 
 __all__ = [
     "Runtime",
@@ -259,7 +259,7 @@ class RuntimeConfig:
     wasm_path: Path | None = None
     pca_bytes: bytes = b""
     trusted_authorities: list[str] = field(default_factory=list)
-    capabilities: list[MethodCapability] = field(default_factory=list)
+    capabilities: list[ToolCallCap] = field(default_factory=list)
     tool_handler: ToolHandler | None = None
     tools_json: str = "[]"
     max_steps: int = 10000
@@ -388,12 +388,12 @@ class Runtime:
         max_steps: int = 10000,
     ) -> Runtime:
         from ..auth import EphemeralAuthority
-        from ..capabilities import MethodCapability
+        from ..capabilities import ToolCallCap
 
         patterns = list(capabilities) if capabilities is not None else ["tool_call:**"]
         authority = EphemeralAuthority()
         pca = authority.create_pca(capabilities=patterns)
-        caps = [MethodCapability(method_pattern=p.removeprefix("tool_call:")) for p in patterns]
+        caps = [ToolCallCap(method_pattern=p.removeprefix("tool_call:")) for p in patterns]
         return cls(
             RuntimeConfig(
                 wasm_path=wasm_path,
@@ -409,11 +409,11 @@ class Runtime:
     # -- capabilities -----------------------------------------------------
 
     @property
-    def _capabilities(self) -> list[MethodCapability]:
+    def _capabilities(self) -> list[ToolCallCap]:
         return self._capabilities_list
 
     @_capabilities.setter
-    def _capabilities(self, caps: list[MethodCapability]) -> None:
+    def _capabilities(self, caps: list[ToolCallCap]) -> None:
         caps = list(caps)
         self._require_open()
         _go().PolicySetCapabilities(self._policy, _caps_json(caps))
@@ -427,7 +427,7 @@ class Runtime:
             return False
         return _go().PolicyCheck(self._policy, method, text) == ""
 
-    def get_capabilities(self) -> list[MethodCapability]:
+    def get_capabilities(self) -> list[ToolCallCap]:
         return list(self._capabilities_list)
 
     def get_remaining_calls(self, capability_key: str) -> int | None:
@@ -437,10 +437,10 @@ class Runtime:
         return None if n < 0 else int(n)
 
     def get_call_counts(self) -> dict[str, int]:
-        if not self._handle:
-            return {}
         from ..capabilities._counts import CallCounts
 
+        if not self._handle:
+            return CallCounts({})
         return CallCounts({k: int(v) for k, v in json.loads(_go().PolicyCounts(self._policy)).items()})
 
     def register_tools(self, tools: Any) -> None:
@@ -742,9 +742,9 @@ class Runtime:
                 batch: list[ToolRequest] = []
                 while self._running:
                     # Requests the script issued together are queued together:
-                    # take them all, then run their handlers concurrently.
-                    wait_ms = 0 if batch else _STEP_MS
-                    ev = await asyncio.to_thread(self._step, True, wait_ms)
+                    # take them all until the script waits (or keeps computing
+                    # for a whole step), then run their handlers concurrently.
+                    ev = await asyncio.to_thread(self._step, True, _STEP_MS)
                     if ev["kind"] == "request":
                         batch.append(self._request(ev))
                         continue

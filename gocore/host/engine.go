@@ -17,6 +17,9 @@ import (
 // part of the compiled-module cache key.
 const WasmtimeVersion = "39.0.1"
 
+// maxWasmStack is the wasm stack of every guest.
+const maxWasmStack = 6 << 20
+
 // epochTick is how often the engine's epoch advances; run deadlines are
 // counted in ticks.
 const epochTick = 5 * time.Millisecond
@@ -32,6 +35,9 @@ func sharedEngine() *wasmtime.Engine {
 	engineOnce.Do(func() {
 		cfg := wasmtime.NewConfig()
 		cfg.SetEpochInterruption(true)
+		// The JavaScript guest's own stack check keeps recursion well
+		// inside this; 8 MiB or more crashed wasmtime-go.
+		cfg.SetMaxWasmStack(maxWasmStack)
 		engine = wasmtime.NewEngineWithConfig(cfg)
 		go func() {
 			t := time.NewTicker(epochTick)

@@ -46,7 +46,12 @@ func sleepApplet(p *Proc, args []string) int {
 		return 130
 	}
 	hostcall.Sleep(total)
-	if stopped || p.ctx().Err() != nil {
+	if stopped {
+		// The deadline has passed; let the context notice before we
+		// return, so `timeout` reports 124.
+		<-p.ctx().Done()
+	}
+	if p.ctx().Err() != nil {
 		return 130
 	}
 	return 0
