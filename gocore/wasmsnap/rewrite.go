@@ -30,10 +30,12 @@ type Capture struct {
 //   - every defined mutable global is initialised to its captured value;
 //   - memory 0's minimum is the captured size in pages;
 //   - its active data segments give way to segments holding the non-zero
-//     parts of the captured memory (each original active segment stays as
-//     an empty one, so data segment indices used by memory.init and
-//     data.drop keep their meaning; passive segments are kept as they are);
-//   - the DataCount section, if any, counts the new segments;
+//     parts of the captured memory; passive segments are kept as they are.
+//     When the module has a DataCount section (which code that uses
+//     memory.init or data.drop must have), each original active segment
+//     stays as an empty one, so that segment indices keep their meaning,
+//     and the DataCount counts the new segments too; without one, no code
+//     names a segment and the original active segments are simply dropped;
 //   - the start section is removed, and so is the "_initialize" export,
 //     which under the WASI reactor convention would have to be called
 //     before anything else and must not run a second time.
@@ -80,19 +82,25 @@ func Rewrite(wasm []byte, c Capture) ([]byte, error) {
 	}
 	replace[secStart] = nil
 
-	budget := MaxSegments - len(m.data)
-	spans, err := planSegments(c.Memory, MergeGap, budget)
+	// The original segments that stay: all of them (active ones emptied)
+	// when code may name segments by index, else only the passive ones.
+	var kept [][]byte
+	for _, seg := range m.data {
+		switch {
+		case seg.passive:
+			kept = append(kept, seg.raw)
+		case m.hasDataCount:
+			kept = append(kept, []byte{0x00, 0x41, 0x00, 0x0b, 0x00}) // active, offset 0, no bytes
+		}
+	}
+	spans, err := planSegments(c.Memory, MergeGap, MaxSegments-len(kept))
 	if err != nil {
 		return nil, fmt.Errorf("wasmsnap: rewrite: data section: %w", err)
 	}
-	count := len(m.data) + len(spans)
+	count := len(kept) + len(spans)
 	data := appendULEB(nil, uint64(count))
-	for _, seg := range m.data {
-		if seg.passive {
-			data = append(data, seg.raw...)
-		} else {
-			data = append(data, 0x00, 0x41, 0x00, 0x0b, 0x00) // active, offset 0, no bytes
-		}
+	for _, raw := range kept {
+		data = append(data, raw...)
 	}
 	for _, s := range spans {
 		data = append(data, 0x00, 0x41)

@@ -139,6 +139,12 @@ func TestInstrumentCaptureRewrite(t *testing.T) {
 	if !m.hasDataCount {
 		t.Error("snapshot lost its DataCount section")
 	}
+	// Segment indices keep their meaning: 0 is the passive one, 1 the
+	// emptied active one; the captured memory follows.
+	if len(m.data) < 3 || !m.data[0].passive || !bytes.Contains(m.data[0].raw, []byte("passive!")) ||
+		!bytes.Equal(m.data[1].raw, []byte{0x00, 0x41, 0x00, 0x0b, 0x00}) {
+		t.Errorf("snapshot data segments do not keep the original indices: %d segments, first %q", len(m.data), m.data[0].raw)
+	}
 
 	for run := 0; run < 2; run++ {
 		store2 := wasmtime.NewStore(engine)
@@ -363,5 +369,48 @@ func TestErrorNamesOffset(t *testing.T) {
 	_, err := Instrument(bad)
 	if err == nil || !strings.Contains(err.Error(), "memory section at offset 12") {
 		t.Fatalf("err = %v, want it to name the memory section at offset 12", err)
+	}
+}
+
+// Without a DataCount section no code names a segment, so the original
+// active segments go and only the captured memory's segments remain.
+func TestRewriteWithoutDataCount(t *testing.T) {
+	engine := wasmtime.NewEngine()
+	orig := wat(t, `(module (memory 1)
+  (data (i32.const 0) "a") (data (i32.const 100) "b") (data (i32.const 5000) "c"))`)
+	if m, err := parseModule(orig); err != nil || m.hasDataCount || len(m.data) != 3 {
+		t.Fatalf("test module: %v, DataCount %v, %d segments", err, m.hasDataCount, len(m.data))
+	}
+	instr, err := Instrument(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := wasmtime.NewStore(engine)
+	c, err := CaptureInstance(store, instantiate(t, store, instr), orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := Rewrite(orig, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parseModule(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.hasDataCount || len(m.data) != 2 {
+		t.Fatalf("snapshot: DataCount %v, %d segments; want none and 2 (bytes 0-100 merged, 5000 alone)", m.hasDataCount, len(m.data))
+	}
+	instr2, err := Instrument(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store2 := wasmtime.NewStore(engine)
+	c2, err := CaptureInstance(store2, instantiate(t, store2, instr2), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(c2.Memory, c.Memory) {
+		t.Error("the snapshot's memory differs from the captured memory")
 	}
 }

@@ -8,6 +8,7 @@ static int calls;
 static char *greeting;     // malloc'd by init
 static long long big = 7;  // changed by init
 static double ratio;       // set by init
+static int phase_len = -1; // length of WASMSNAP_PHASE as init saw it
 
 __attribute__((export_name("init"))) void init(void) {
     init_runs++;
@@ -15,7 +16,11 @@ __attribute__((export_name("init"))) void init(void) {
     strcpy(greeting, "snapshot");
     big = 1LL << 40;
     ratio = 2.5;
+    const char *phase = getenv("WASMSNAP_PHASE");
+    phase_len = phase ? (int)strlen(phase) : -1;
 }
+
+__attribute__((export_name("init_phase"))) int init_phase(void) { return phase_len; }
 
 __attribute__((export_name("init_count"))) int init_count(void) { return init_runs; }
 

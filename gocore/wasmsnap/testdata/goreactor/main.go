@@ -14,6 +14,7 @@ var (
 	initRuns  int32
 	calls     int32
 	preopened bool
+	phase     string // WASMSNAP_PHASE as init saw it
 )
 
 func init() {
@@ -22,6 +23,7 @@ func init() {
 		words[w] = i + 1
 	}
 	initRuns++
+	phase = os.Getenv("WASMSNAP_PHASE")
 	// Touch the WASI preopens during init so their descriptors are captured.
 	_, err := os.Stat("/workspace")
 	preopened = err == nil
@@ -33,6 +35,12 @@ func main() {}
 //
 //go:wasmexport initCount
 func initCount() int32 { return initRuns }
+
+// initPhase is the length of WASMSNAP_PHASE when init ran: 8 ("snapshot")
+// in a snapshot, 3 ("run") if init ran in the instance itself.
+//
+//go:wasmexport initPhase
+func initPhase() int32 { return int32(len(phase)) }
 
 // wordSum adds the values of the map built during init.
 //
