@@ -1,0 +1,658 @@
+#!/usr/bin/env python3
+"""Side by side: this package against the reference amla-sandbox (PyPI), same machine, same run.
+
+Measures the workloads of issue 8's "Targets" for both implementations and prints a Markdown
+table of medians with the ratio ours/reference (``--json`` for machine-readable output).
+
+    PYTHONPATH=/work/main python bench/compare.py             # in-tree dev build
+    python bench/compare.py                                    # after `pip install .`
+    python bench/compare.py --workloads console_log,loop_1m --processes 3
+
+How it works (details in bench/README.md):
+
+* The reference is installed into its own venv, ``<cache dir>/ref-<version>`` (created once and
+  reused; ``pip install amla-sandbox==<version>``). Ours runs on ``--ours-python`` (default: this
+  interpreter, with its environment, so ``PYTHONPATH`` picks the in-tree build).
+* Every measurement happens in a fresh child process (this same file, run with ``--child``), one
+  per implementation and repetition; the two implementations alternate so that a change of
+  machine load hits both. Warm workloads create one sandbox, warm it up, then time several
+  iterations; cold workloads time import + ``create_sandbox_tool`` + first run once per process.
+* The compiled-guest cache (``XDG_CACHE_HOME``) of every child points at a directory owned by
+  this script (primed once, per implementation), or, for the empty-cache workload, at a new
+  empty temporary directory. The user's own ~/.cache is never read or written.
+* Every child has a timeout; a failure or timeout is reported in the table with its text.
+
+Only the standard library is imported at module level: the same file runs under both venvs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REF_VERSION = "0.2.8"
+RESULT_MARK = "@@AMLA-BENCH-RESULT@@ "
+
+# --------------------------------------------------------------------------------------------
+# Workload data, shared by both implementations (built the same way in every child).
+# --------------------------------------------------------------------------------------------
+
+# 5 MB JSON text built inside JavaScript: JSON_ROWS rows of this shape give 5,000,086 characters.
+JSON_ROWS = 43_621
+JSON_JS = f"""
+const rows = [];
+for (let i = 0; i < {JSON_ROWS}; i++) {{
+  rows.push({{id: i, name: "name-" + i, email: "user" + i + "@example.com", tags: ["alpha", "beta"],
+             score: (i * 7) % 1000, active: i % 2 === 0}});
+}}
+const text = JSON.stringify(rows);
+const parsed = JSON.parse(text);
+const again = JSON.stringify(parsed);
+console.log(text.length, parsed.length, again === text);
+"""
+
+# 100k rows returned by a tool, 10,132,078 bytes as json.dumps gives them (9.7 MiB): just under
+# the reference's 10 MiB tool-result cap (which it measures that way), so the same data works for
+# both.
+TOOL_ROWS = 100_000
+CITIES = ["Amsterdam", "Berlin", "Chicago", "Delhi", "Lagos", "Lima", "Osaka", "Sydney"]
+TOOL_JS = f"""
+const r = await fetch_rows({{limit: {TOOL_ROWS}}});
+let score = 0, active = 0;
+for (const row of r.rows) {{ score += row.score; if (row.active) active++; }}
+console.log(r.rows.length, score, active);
+"""
+
+LOOP_JS = "let s = 0; for (let i = 0; i < 1000000; i++) { s += i; } console.log(s);"
+
+PROMISE_JS = """
+const keys = Array.from({length: 10}, (_, i) => "key" + i);
+const res = await Promise.all(keys.map((key) => lookup({key})));
+console.log(res.length, res.reduce((s, r) => s + r.value, 0));
+"""
+
+
+def json_rows_python() -> list[dict[str, Any]]:
+    """The rows JSON_JS builds, for computing the expected output."""
+    return [
+        {"id": i, "name": f"name-{i}", "email": f"user{i}@example.com", "tags": ["alpha", "beta"],
+         "score": (i * 7) % 1000, "active": i % 2 == 0}
+        for i in range(JSON_ROWS)
+    ]
+
+
+def tool_rows() -> list[dict[str, Any]]:
+    return [
+        {"id": i, "name": f"user{i:06d}", "city": CITIES[i % len(CITIES)], "score": (i * 37) % 1000,
+         "active": i % 3 == 0, "group": f"g{i % 97:02d}"}
+        for i in range(TOOL_ROWS)
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Child side: runs under either implementation's interpreter, imports amla_sandbox lazily.
+# --------------------------------------------------------------------------------------------
+
+
+class WrongOutput(Exception):
+    """The sandbox ran but printed something other than the expected output."""
+
+
+def expect(out: object, want: str) -> None:
+    if out != want:
+        text = out if isinstance(out, str) else repr(out)
+        raise WrongOutput(f"expected {want!r}, got {text[:400]!r}")
+
+
+def timed(fn: Callable[[], None], iterations: int, warmup: Callable[[], None], warmup_runs: int = 1) -> list[float]:
+    """Call warmup warmup_runs times, then time fn iterations times (milliseconds)."""
+    for _ in range(warmup_runs):
+        warmup()
+    times = []
+    for _ in range(iterations):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return times
+
+
+def lookup(key: str) -> dict[str, Any]:
+    """Look up one key (benchmark tool)."""
+    return {"key": key, "value": len(key)}
+
+
+def add(a: int, b: int) -> int:
+    """Add two numbers (benchmark tool)."""
+    return a + b
+
+
+def child_console_log(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    from amla_sandbox import Sandbox
+
+    sb = Sandbox()
+
+    def once() -> None:
+        expect(sb.execute("console.log(1)"), "1\n")
+
+    return timed(once, iterations, once, warmup_runs=2), {}
+
+
+def child_shell_echo(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    from amla_sandbox import Sandbox
+
+    sb = Sandbox()
+
+    def once() -> None:
+        expect(sb.shell("echo 1"), "1\n")
+
+    return timed(once, iterations, once, warmup_runs=2), {}
+
+
+def child_loop_1m(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    from amla_sandbox import Sandbox
+
+    sb = Sandbox()
+    want = f"{sum(range(1_000_000))}\n"
+    times = timed(lambda: expect(sb.execute(LOOP_JS), want), iterations,
+                  lambda: expect(sb.execute("console.log(1)"), "1\n"))
+    return times, {}
+
+
+def child_json_5mb(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    from amla_sandbox import Sandbox
+
+    text_len = len(json.dumps(json_rows_python(), separators=(",", ":")))
+    want = f"{text_len} {JSON_ROWS} true\n"
+    sb = Sandbox()
+    times = timed(lambda: expect(sb.execute(JSON_JS), want), iterations,
+                  lambda: expect(sb.execute("console.log(1)"), "1\n"))
+    return times, {"json_chars": text_len}
+
+
+def child_tool_10mb(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    from amla_sandbox import create_sandbox_tool
+
+    rows = tool_rows()
+
+    def fetch_rows(limit: int) -> dict[str, Any]:
+        """Return up to `limit` rows (benchmark tool)."""
+        return {"rows": rows[:limit], "total": len(rows)}
+
+    payload = len(json.dumps(fetch_rows(TOOL_ROWS)))
+    score = sum(r["score"] for r in rows)
+    active = sum(1 for r in rows if r["active"])
+    want = f"{TOOL_ROWS} {score} {active}\n"
+    st = create_sandbox_tool(tools=[fetch_rows], max_calls=10**9)
+    times = timed(lambda: expect(st.run(TOOL_JS, language="javascript"), want), iterations,
+                  lambda: expect(st.run("console.log(1)", language="javascript"), "1\n"))
+    return times, {"result_json_bytes": payload}
+
+
+def child_promise_all_10(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    from amla_sandbox import create_sandbox_tool
+
+    st = create_sandbox_tool(tools=[lookup], max_calls=10**9)
+
+    def once() -> None:
+        expect(st.run(PROMISE_JS, language="javascript"), "10 40\n")
+
+    return timed(once, iterations, once), {}
+
+
+def child_promise_all_10_async(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    import asyncio
+
+    from amla_sandbox import Sandbox, capability_from_function, tool_from_function
+
+    async def handler(method: str, params: dict[str, Any]) -> Any:
+        await asyncio.sleep(0)
+        name = method.removeprefix("mcp:")
+        if name != "lookup":
+            raise ValueError(f"unknown tool {method!r}")
+        return lookup(**params)
+
+    # Our Sandbox annotates capabilities as list[MethodCapability] while capability_from_function
+    # returns ToolCallCap (its base class): a typing mismatch on our side, valid at run time.
+    caps = [capability_from_function(lookup)]
+    sb = Sandbox(tools=[tool_from_function(lookup)], capabilities=caps, tool_handler=handler)  # type: ignore[arg-type]
+    loop = asyncio.new_event_loop()
+    try:
+        def once() -> None:
+            expect(loop.run_until_complete(sb.execute_async(PROMISE_JS)), "10 40\n")
+
+        return timed(once, iterations, once), {}
+    finally:
+        loop.close()
+
+
+def child_cold(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    t0 = time.perf_counter()
+    from amla_sandbox import create_sandbox_tool
+
+    t1 = time.perf_counter()
+    st = create_sandbox_tool(tools=[add])
+    t2 = time.perf_counter()
+    expect(st.run("console.log(1)", language="javascript"), "1\n")
+    t3 = time.perf_counter()
+    ms = [(t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000]
+    return [(t3 - t0) * 1000], {"import_ms": ms[0], "create_ms": ms[1], "first_run_ms": ms[2]}
+
+
+CHILD_WORKLOADS: dict[str, Callable[[int], tuple[list[float], dict[str, Any]]]] = {
+    "console_log": child_console_log,
+    "shell_echo": child_shell_echo,
+    "loop_1m": child_loop_1m,
+    "json_5mb": child_json_5mb,
+    "tool_10mb": child_tool_10mb,
+    "promise_all_10": child_promise_all_10,
+    "promise_all_10_async": child_promise_all_10_async,
+    "cold_warm_cache": child_cold,
+    "cold_empty_cache": child_cold,
+    "info": lambda iterations: ([], {}),
+}
+
+
+def peak_rss_kb() -> int:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, kids)  # kilobytes on Linux
+
+
+def child_main(workload: str, iterations: int) -> None:
+    """Run one workload in this (fresh) process and print one result line."""
+    result: dict[str, Any] = {"ok": False, "times_ms": [], "extra": {}}
+    try:
+        times, extra = CHILD_WORKLOADS[workload](iterations)
+        result.update(ok=True, times_ms=times, extra=extra)
+    except BaseException as e:  # noqa: BLE001 - every failure is data for the table
+        text = f"{type(e).__name__}: {e}".strip()
+        result["error"] = " ".join(text.split())[:300]
+    try:
+        import importlib.metadata
+
+        import amla_sandbox
+
+        result["module"] = str(Path(amla_sandbox.__file__).parent)
+        try:
+            result["version"] = importlib.metadata.version("amla-sandbox")
+        except importlib.metadata.PackageNotFoundError:
+            result["version"] = "unknown"
+    except BaseException as e:  # noqa: BLE001
+        result.setdefault("error", f"import failed: {type(e).__name__}: {e}")
+    result["peak_rss_kb"] = peak_rss_kb()
+    sys.stdout.flush()
+    print(RESULT_MARK + json.dumps(result), flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Parent side.
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Workload:
+    name: str
+    title: str
+    target: float | None  # issue 8 target for ours/reference (None: informational)
+    iterations: int  # timed iterations per process (cold workloads: always 1)
+    kind: str = "warm"  # warm | cold | cold_empty
+
+
+WORKLOADS = [
+    Workload("console_log", "warm `console.log(1)` on one sandbox (`Sandbox.execute`)", 0.5, 20),
+    Workload("shell_echo", "warm shell `echo 1` (`Sandbox.shell`)", 1.0, 20),
+    Workload("loop_1m", "1,000,000-iteration JS loop", 1.2, 2),
+    Workload("json_5mb", "build a 5 MB JSON text in JS, `JSON.parse` + `JSON.stringify`", 1.2, 2),
+    Workload("tool_10mb", "tool returns 100k rows (10.1 MB of JSON), script reads them", 1.0, 1),
+    Workload("promise_all_10", "`Promise.all` of 10 tool calls (`run()`, sync tool)", 1.0, 10),
+    Workload("promise_all_10_async", "`Promise.all` of 10 tool calls (`execute_async`, async handler)", None, 10),
+    Workload("cold_warm_cache", "cold start, fresh process, warm module cache", 1.0, 1, "cold"),
+    Workload("cold_empty_cache", "cold start, fresh process, EMPTY module cache", 1.0, 1, "cold_empty"),
+]
+
+
+@dataclass
+class Impl:
+    key: str  # "ours" | "ref"
+    python: str
+    env: dict[str, str]
+    module_cache: Path | None = None  # XDG_CACHE_HOME for warm-cache children
+    module: str = "?"
+    version: str = "?"
+
+
+@dataclass
+class Samples:
+    times_ms: list[float] = field(default_factory=list)
+    rss_kb: list[int] = field(default_factory=list)
+    extras: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    processes: int = 0
+
+    def median(self) -> float | None:
+        return statistics.median(self.times_ms) if self.times_ms else None
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "amla-bench"
+
+
+def ensure_reference(cache_dir: Path, version: str) -> Path:
+    """The reference's venv, created on first use and reused afterwards (keyed by version)."""
+    venv = cache_dir / f"ref-{version}"
+    python = venv / "bin" / "python"
+    stamp = venv / ".amla-bench-installed"
+    if stamp.is_file() and stamp.read_text().strip() == version and python.exists():
+        return python
+    log(f"creating {venv} and installing amla-sandbox=={version} from PyPI ...")
+    if venv.exists():
+        shutil.rmtree(venv)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    f"amla-sandbox=={version}"], check=True, timeout=600)
+    stamp.write_text(version + "\n")
+    return python
+
+
+def child_env(impl: Impl, xdg_cache: Path) -> dict[str, str]:
+    env = dict(impl.env)
+    env["XDG_CACHE_HOME"] = str(xdg_cache)
+    return env
+
+
+def run_child(impl: Impl, workload: str, iterations: int, xdg_cache: Path, timeout: float,
+              workdir: Path) -> dict[str, Any]:
+    """One fresh process; returns its result dict (never raises for a failing workload)."""
+    cmd = [impl.python, str(Path(__file__).resolve()), "--child", workload, "--iterations", str(iterations)]
+    t = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, env=child_env(impl, xdg_cache), cwd=workdir, capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "timeout": True, "error": f"timeout after {timeout:.0f} s", "times_ms": []}
+    wall = (time.perf_counter() - t) * 1000
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith(RESULT_MARK):
+            result: dict[str, Any] = json.loads(line[len(RESULT_MARK):])
+            result["process_wall_ms"] = wall
+            return result
+    tail = " ".join((proc.stderr or proc.stdout).split())[-300:]
+    return {"ok": False, "error": f"child exited {proc.returncode} without a result: {tail}", "times_ms": []}
+
+
+def files_stamp(package_dir: str) -> str:
+    """Identity of the compiled parts of our package (guest wasm, core library)."""
+    h = hashlib.sha256()
+    root = Path(package_dir)
+    for p in sorted([*root.rglob("*.wasm"), *root.rglob("*.so")]):
+        st = p.stat()
+        h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def prepare_module_cache(impl: Impl, cache_dir: Path, ref_version: str, workdir: Path, timeout: float) -> None:
+    """Give impl a bench-owned compiled-guest cache and fill it (one unmeasured cold start)."""
+    info = run_child(impl, "info", 1, workdir, timeout, workdir)
+    impl.module = info.get("module", "?")
+    impl.version = info.get("version", "?")
+    root = cache_dir / "module-cache"
+    if impl.key == "ref":
+        name = f"ref-{ref_version}"
+    else:
+        # Keyed by the build: a rebuilt guest gets a new directory and the old one is removed,
+        # so repeated runs during development do not pile up stale compiled guests.
+        name = f"ours-{files_stamp(impl.module)}" if impl.module != "?" else "ours-unknown"
+        for old in root.glob("ours-*"):
+            if old.name != name:
+                shutil.rmtree(old, ignore_errors=True)
+    impl.module_cache = root / name
+    impl.module_cache.mkdir(parents=True, exist_ok=True)
+    t = time.perf_counter()
+    res = run_child(impl, "cold_warm_cache", 1, impl.module_cache, timeout, workdir)
+    status = "ok" if res.get("ok") else f"FAILED: {res.get('error')}"
+    log(f"  {impl.key}: {impl.module} ({impl.version}); module cache primed in "
+        f"{time.perf_counter() - t:.1f} s, {status}")
+
+
+def measure(w: Workload, impls: list[Impl], processes: int, timeout: float, workdir: Path) -> dict[str, Samples]:
+    out = {impl.key: Samples() for impl in impls}
+    given_up: set[str] = set()
+    for p in range(processes):
+        order = impls if p % 2 == 0 else list(reversed(impls))
+        for impl in order:
+            if impl.key in given_up:
+                continue
+            s = out[impl.key]
+            tmp = None
+            if w.kind == "cold_empty":
+                tmp = Path(tempfile.mkdtemp(prefix="amla-bench-xdg-"))
+                xdg = tmp
+            else:
+                assert impl.module_cache is not None
+                xdg = impl.module_cache
+            try:
+                limit = timeout * (2 if w.kind == "cold_empty" else 1)
+                res = run_child(impl, w.name, w.iterations, xdg, limit, workdir)
+            finally:
+                if tmp is not None:
+                    shutil.rmtree(tmp, ignore_errors=True)
+            s.processes += 1
+            if res.get("ok"):
+                s.times_ms.extend(res["times_ms"])
+                s.extras.append(res.get("extra", {}))
+            else:
+                s.errors.append(res.get("error", "unknown failure"))
+                if res.get("timeout"):
+                    given_up.add(impl.key)  # do not spend the whole budget on repeated timeouts
+            if "peak_rss_kb" in res:
+                s.rss_kb.append(res["peak_rss_kb"])
+        log(f"  {w.name} process {p + 1}/{processes}: " + ", ".join(
+            f"{k} {fmt_ms(v.median())}" + (f" ({len(v.errors)} failed)" if v.errors else "") for k, v in out.items()))
+    return out
+
+
+def fmt_ms(ms: float | None) -> str:
+    if ms is None:
+        return "—"
+    if ms < 10:
+        return f"{ms:.2f} ms"
+    if ms < 1000:
+        return f"{ms:.0f} ms" if ms >= 100 else f"{ms:.1f} ms"
+    return f"{ms / 1000:.2f} s"
+
+
+def cell(s: Samples) -> str:
+    text = fmt_ms(s.median())
+    if s.errors:
+        err = s.errors[0].replace("|", "\\|")
+        if len(err) > 120:
+            err = err[:117] + "..."
+        failed = f"**failed {len(s.errors)}/{s.processes}**: {err}"
+        text = failed if s.median() is None else f"{text} ({failed})"
+    return text
+
+
+def rss_cell(s: Samples) -> str:
+    return f"{statistics.median(s.rss_kb) / 1024:.0f} MB" if s.rss_kb else "—"
+
+
+def ratio(ours: Samples, ref: Samples) -> float | None:
+    a, b = ours.median(), ref.median()
+    return a / b if a is not None and b else None
+
+
+def target_met(w: Workload, ours: Samples, ref: Samples) -> str:
+    """'yes'/'no' against issue 8's target; a failing run of ours (e.g. a memory limit) is a miss."""
+    if w.target is None or ref.median() is None:
+        return "—"
+    if ours.errors:
+        return "no"
+    r = ratio(ours, ref)
+    return "yes" if r is not None and r <= w.target else "no"
+
+
+def git_revision(path: str) -> str:
+    """Commit of the tree our package was imported from ('+dirty' with local changes), or ''."""
+    try:
+        rev = subprocess.run(["git", "-C", path, "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, timeout=10)
+        if rev.returncode != 0:
+            return ""
+        dirty = subprocess.run(["git", "-C", path, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=30)
+        return rev.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
+
+
+def render_markdown(meta: dict[str, Any], rows: list[tuple[Workload, dict[str, Samples]]]) -> str:
+    lines = [
+        f"Run {meta['date']} on {meta['machine']}; load average {meta['load_before']} before, "
+        f"{meta['load_after']} after; {meta['elapsed_s']:.0f} s total.",
+        f"ours: {meta['ours']['version']} at `{meta['ours']['module']}`"
+        + (f" (git {meta['ours']['git']})" if meta['ours']['git'] else "")
+        + f"; reference: amla-sandbox "
+        f"{meta['ref']['version']} at `{meta['ref']['module']}`.",
+        f"Medians over {meta['processes']} fresh processes per implementation "
+        f"({meta['cold_empty_processes']} for the empty-cache start); peak RSS is the child process's.",
+        "",
+        "| workload | ours | reference | ours/ref | target | met | ours peak RSS | ref peak RSS |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for w, s in rows:
+        r = ratio(s["ours"], s["ref"])
+        target = f"≤ {w.target:g}×" if w.target is not None else "—"
+        met = target_met(w, s["ours"], s["ref"])
+        lines.append(f"| {w.title} | {cell(s['ours'])} | {cell(s['ref'])} | "
+                     f"{'—' if r is None else f'{r:.2f}×'} | {target} | {met} | "
+                     f"{rss_cell(s['ours'])} | {rss_cell(s['ref'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(meta: dict[str, Any], rows: list[tuple[Workload, dict[str, Samples]]]) -> str:
+    data = dict(meta)
+    data["workloads"] = []
+    for w, s in rows:
+        item: dict[str, Any] = {"name": w.name, "title": w.title, "target": w.target,
+                                "iterations_per_process": w.iterations, "ratio": ratio(s["ours"], s["ref"])}
+        for key, samples in s.items():
+            item[key] = {"median_ms": samples.median(), "times_ms": samples.times_ms,
+                         "peak_rss_kb": samples.rss_kb, "errors": samples.errors,
+                         "processes": samples.processes, "extra": samples.extras}
+        data["workloads"].append(item)
+    return json.dumps(data, indent=2) + "\n"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    names = [w.name for w in WORKLOADS]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("--workloads", default=",".join(names),
+                    help=f"comma-separated subset of: {', '.join(names)}")
+    ap.add_argument("--processes", type=int, default=5, help="fresh processes per implementation and workload")
+    ap.add_argument("--cold-empty-processes", type=int, default=1,
+                    help="processes for cold_empty_cache (each compiles the guest from scratch)")
+    ap.add_argument("--timeout", type=float, default=120.0,
+                    help="seconds per child process (doubled for the empty-cache start)")
+    ap.add_argument("--cache-dir", type=Path, default=default_cache_dir(),
+                    help="where the reference venv and the bench's module caches live")
+    ap.add_argument("--ref-version", default=REF_VERSION, help="amla-sandbox version from PyPI to compare with")
+    ap.add_argument("--ours-python", default=sys.executable, help="interpreter that imports our package")
+    ap.add_argument("--ours-pythonpath", default=None,
+                    help="prepend this to PYTHONPATH for our children (e.g. the source tree)")
+    ap.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE",
+                    help="write JSON to FILE (or, without FILE, print JSON instead of Markdown)")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--iterations", type=int, default=1, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child is None:
+        unknown = [n for n in args.workloads.split(",") if n and n not in names]
+        if unknown:
+            ap.error(f"unknown workload(s) {', '.join(unknown)}; choose from {', '.join(names)}")
+        if args.processes < 1 or args.cold_empty_processes < 1:
+            ap.error("--processes and --cold-empty-processes must be at least 1")
+    elif args.child not in CHILD_WORKLOADS:
+        ap.error(f"unknown child workload {args.child!r}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.child is not None:
+        child_main(args.child, args.iterations)
+        return 0
+
+    started = time.perf_counter()
+    load_before = loadavg()
+    selected = [w for w in WORKLOADS if w.name in args.workloads.split(",")]
+    cache_dir: Path = args.cache_dir.expanduser().resolve()
+    ref_python = ensure_reference(cache_dir, args.ref_version)
+
+    ours_env = dict(os.environ)
+    if args.ours_pythonpath:
+        ours_env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(Path(args.ours_pythonpath).resolve()), ours_env.get("PYTHONPATH")) if p)
+    ref_env = {k: v for k, v in os.environ.items()
+               if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV")}
+    impls = [Impl("ours", args.ours_python, ours_env), Impl("ref", str(ref_python), ref_env)]
+
+    rows: list[tuple[Workload, dict[str, Samples]]] = []
+    with tempfile.TemporaryDirectory(prefix="amla-bench-") as tmp:
+        workdir = Path(tmp)  # children run here, so neither imports a package from the caller's cwd
+        log("preparing module caches ...")
+        for impl in impls:
+            prepare_module_cache(impl, cache_dir, args.ref_version, workdir, args.timeout * 2)
+        for w in selected:
+            log(f"{w.name}: {w.title}")
+            n = args.cold_empty_processes if w.kind == "cold_empty" else args.processes
+            rows.append((w, measure(w, impls, n, args.timeout, workdir)))
+
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "machine": f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python {platform.python_version()}",
+        "load_before": load_before,
+        "load_after": loadavg(),
+        "elapsed_s": time.perf_counter() - started,
+        "processes": args.processes,
+        "cold_empty_processes": args.cold_empty_processes,
+        "ours": {"python": impls[0].python, "module": impls[0].module, "version": impls[0].version,
+                 "git": git_revision(impls[0].module) if impls[0].module != "?" else ""},
+        "ref": {"python": impls[1].python, "module": impls[1].module, "version": impls[1].version},
+    }
+    if args.json == "-":
+        sys.stdout.write(render_json(meta, rows))
+    else:
+        if args.json:
+            Path(args.json).write_text(render_json(meta, rows))
+        sys.stdout.write(render_markdown(meta, rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
