@@ -225,10 +225,8 @@ def child_promise_all_10_async(iterations: int) -> tuple[list[float], dict[str, 
             raise ValueError(f"unknown tool {method!r}")
         return lookup(**params)
 
-    # Our Sandbox annotates capabilities as list[MethodCapability] while capability_from_function
-    # returns ToolCallCap (its base class): a typing mismatch on our side, valid at run time.
-    caps = [capability_from_function(lookup)]
-    sb = Sandbox(tools=[tool_from_function(lookup)], capabilities=caps, tool_handler=handler)  # type: ignore[arg-type]
+    sb = Sandbox(tools=[tool_from_function(lookup)], capabilities=[capability_from_function(lookup)],
+                 tool_handler=handler)
     loop = asyncio.new_event_loop()
     try:
         def once() -> None:
@@ -292,6 +290,7 @@ def child_main(workload: str, iterations: int) -> None:
         except importlib.metadata.PackageNotFoundError:
             result["version"] = "unknown"
     except BaseException as e:  # noqa: BLE001
+        result["ok"] = False
         result.setdefault("error", f"import failed: {type(e).__name__}: {e}")
     result["peak_rss_kb"] = peak_rss_kb()
     sys.stdout.flush()
@@ -401,19 +400,26 @@ def run_child(impl: Impl, workload: str, iterations: int, xdg_cache: Path, timeo
 
 
 def files_stamp(package_dir: str) -> str:
-    """Identity of the compiled parts of our package (guest wasm, core library)."""
+    """Identity of the compiled parts of our package (guest wasm, core library), by content:
+    a rebuild that produces the same bytes keeps its primed cache (no needless recompile)."""
     h = hashlib.sha256()
     root = Path(package_dir)
     for p in sorted([*root.rglob("*.wasm"), *root.rglob("*.so")]):
-        st = p.stat()
-        h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+        h.update(f"{p.relative_to(root)}\n".encode())
+        with p.open("rb") as f:
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
     return h.hexdigest()[:16]
 
 
 def prepare_module_cache(impl: Impl, cache_dir: Path, ref_version: str, workdir: Path, timeout: float) -> None:
     """Give impl a bench-owned compiled-guest cache and fill it (one unmeasured cold start)."""
     info = run_child(impl, "info", 1, workdir, timeout, workdir)
-    impl.module = info.get("module", "?")
+    if not info.get("ok") or "module" not in info:
+        hint = "; set PYTHONPATH to the source tree or --ours-python" if impl.key == "ours" else ""
+        raise SystemExit(f"compare.py: {impl.python} cannot import amla_sandbox for {impl.key!r}: "
+                         f"{info.get('error', 'no module path reported')}{hint}")
+    impl.module = info["module"]
     impl.version = info.get("version", "?")
     root = cache_dir / "module-cache"
     if impl.key == "ref":
@@ -421,7 +427,7 @@ def prepare_module_cache(impl: Impl, cache_dir: Path, ref_version: str, workdir:
     else:
         # Keyed by the build: a rebuilt guest gets a new directory and the old one is removed,
         # so repeated runs during development do not pile up stale compiled guests.
-        name = f"ours-{files_stamp(impl.module)}" if impl.module != "?" else "ours-unknown"
+        name = f"ours-{files_stamp(impl.module)}"
         for old in root.glob("ours-*"):
             if old.name != name:
                 shutil.rmtree(old, ignore_errors=True)
@@ -466,7 +472,7 @@ def measure(w: Workload, impls: list[Impl], processes: int, timeout: float, work
                     given_up.add(impl.key)  # do not spend the whole budget on repeated timeouts
             if "peak_rss_kb" in res:
                 s.rss_kb.append(res["peak_rss_kb"])
-        log(f"  {w.name} process {p + 1}/{processes}: " + ", ".join(
+        log(f"  {w.name} process {p + 1}/{processes}, medians so far: " + ", ".join(
             f"{k} {fmt_ms(v.median())}" + (f" ({len(v.errors)} failed)" if v.errors else "") for k, v in out.items()))
     return out
 
