@@ -330,7 +330,8 @@ class Impl:
     python: str
     env: dict[str, str]
     module_cache: Path | None = None  # XDG_CACHE_HOME for warm-cache children
-    module: str = "?"
+    module: str = "?"  # package directory the children import
+    origin: str = "?"  # where that package came from (differs from module when copied)
     version: str = "?"
 
 
@@ -412,15 +413,38 @@ def files_stamp(package_dir: str) -> str:
     return h.hexdigest()[:16]
 
 
-def prepare_module_cache(impl: Impl, cache_dir: Path, ref_version: str, workdir: Path, timeout: float) -> None:
-    """Give impl a bench-owned compiled-guest cache and fill it (one unmeasured cold start)."""
+def locate_package(impl: Impl, workdir: Path, timeout: float) -> str:
+    """The directory impl's children import amla_sandbox from (exits with a clear error if none)."""
     info = run_child(impl, "info", 1, workdir, timeout, workdir)
     if not info.get("ok") or "module" not in info:
         hint = "; set PYTHONPATH to the source tree or --ours-python" if impl.key == "ours" else ""
         raise SystemExit(f"compare.py: {impl.python} cannot import amla_sandbox for {impl.key!r}: "
                          f"{info.get('error', 'no module path reported')}{hint}")
-    impl.module = info["module"]
     impl.version = info.get("version", "?")
+    return str(info["module"])
+
+
+def prepare_package(impl: Impl, workdir: Path, copy_to: Path | None, timeout: float) -> None:
+    """Find the package impl imports; with copy_to, measure a private copy of it instead.
+
+    The copy keeps one run consistent in a shared source tree, where someone may rebuild the
+    guest or the core library in the middle of a five-minute measurement."""
+    impl.origin = impl.module = locate_package(impl, workdir, timeout)
+    if copy_to is None:
+        return
+    dest = copy_to / Path(impl.origin).name
+    shutil.copytree(impl.origin, dest, symlinks=True)
+    impl.env["PYTHONPATH"] = os.pathsep.join(p for p in (str(copy_to), impl.env.get("PYTHONPATH")) if p)
+    version = impl.version
+    impl.module = locate_package(impl, workdir, timeout)
+    impl.version = version  # the copy has no distribution metadata beside it
+    if Path(impl.module) != dest:
+        raise SystemExit(f"compare.py: the copy of {impl.origin} at {dest} is not what {impl.python} "
+                         f"imports ({impl.module}); try --no-copy")
+
+
+def prepare_module_cache(impl: Impl, cache_dir: Path, ref_version: str, workdir: Path, timeout: float) -> None:
+    """Give impl a bench-owned compiled-guest cache and fill it (one unmeasured cold start)."""
     root = cache_dir / "module-cache"
     if impl.key == "ref":
         name = f"ref-{ref_version}"
@@ -436,7 +460,8 @@ def prepare_module_cache(impl: Impl, cache_dir: Path, ref_version: str, workdir:
     t = time.perf_counter()
     res = run_child(impl, "cold_warm_cache", 1, impl.module_cache, timeout, workdir)
     status = "ok" if res.get("ok") else f"FAILED: {res.get('error')}"
-    log(f"  {impl.key}: {impl.module} ({impl.version}); module cache primed in "
+    copied = f" (measured from a copy at {impl.module})" if impl.module != impl.origin else ""
+    log(f"  {impl.key}: {impl.origin}{copied} ({impl.version}); module cache primed in "
         f"{time.perf_counter() - t:.1f} s, {status}")
 
 
@@ -544,6 +569,7 @@ def render_markdown(meta: dict[str, Any], rows: list[tuple[Workload, dict[str, S
         f"{meta['load_after']} after; {meta['elapsed_s']:.0f} s total.",
         f"ours: {meta['ours']['version']} at `{meta['ours']['module']}`"
         + (f" (git {meta['ours']['git']})" if meta['ours']['git'] else "")
+        + (", measured from a copy taken at the start" if meta['ours']['copied'] else "")
         + f"; reference: amla-sandbox "
         f"{meta['ref']['version']} at `{meta['ref']['module']}`.",
         f"Medians over {meta['processes']} fresh processes per implementation "
@@ -592,6 +618,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--ours-python", default=sys.executable, help="interpreter that imports our package")
     ap.add_argument("--ours-pythonpath", default=None,
                     help="prepend this to PYTHONPATH for our children (e.g. the source tree)")
+    ap.add_argument("--no-copy", action="store_true",
+                    help="measure our package in place instead of from a private copy made at the start")
     ap.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE",
                     help="write JSON to FILE (or, without FILE, print JSON instead of Markdown)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
@@ -630,7 +658,13 @@ def main(argv: list[str] | None = None) -> int:
 
     rows: list[tuple[Workload, dict[str, Samples]]] = []
     with tempfile.TemporaryDirectory(prefix="amla-bench-") as tmp:
-        workdir = Path(tmp)  # children run here, so neither imports a package from the caller's cwd
+        workdir = Path(tmp) / "run"  # children run here, so none imports a package from the caller's cwd
+        workdir.mkdir()
+        copy_to = None if args.no_copy else Path(tmp) / "ours"
+        if copy_to is not None:
+            copy_to.mkdir()
+        prepare_package(impls[0], workdir, copy_to, args.timeout)
+        prepare_package(impls[1], workdir, None, args.timeout)
         log("preparing module caches ...")
         for impl in impls:
             prepare_module_cache(impl, cache_dir, args.ref_version, workdir, args.timeout * 2)
@@ -647,9 +681,9 @@ def main(argv: list[str] | None = None) -> int:
         "elapsed_s": time.perf_counter() - started,
         "processes": args.processes,
         "cold_empty_processes": args.cold_empty_processes,
-        "ours": {"python": impls[0].python, "module": impls[0].module, "version": impls[0].version,
-                 "git": git_revision(impls[0].module) if impls[0].module != "?" else ""},
-        "ref": {"python": impls[1].python, "module": impls[1].module, "version": impls[1].version},
+        "ours": {"python": impls[0].python, "module": impls[0].origin, "version": impls[0].version,
+                 "copied": impls[0].module != impls[0].origin, "git": git_revision(impls[0].origin)},
+        "ref": {"python": impls[1].python, "module": impls[1].origin, "version": impls[1].version},
     }
     if args.json == "-":
         sys.stdout.write(render_json(meta, rows))
