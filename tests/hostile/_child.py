@@ -97,6 +97,11 @@ def loop_stays_responsive(make: Callable[[], Awaitable[Any]], wait_s: float) -> 
     return asyncio.run(main())
 
 
+def ends(text: str, n: int = 300) -> dict[str, Any]:
+    """Length and tail of a long output (reported values are trimmed to 4,000 characters)."""
+    return {"len": len(text), "tail": text[-n:], "head": text[:n]}
+
+
 def tool(name: str, **props: str) -> ToolDefinition:
     properties = {k: {"type": v} for k, v in props.items()}
     return ToolDefinition(name=name, description=name, parameters={"type": "object", "properties": properties})

@@ -35,10 +35,10 @@ emit(after=[attempt(lambda: sb.execute("console.log(1)")) for sb in sandboxes])
     # stdout is capped at max_output_size with a truncation marker
     "stdout_cap_js": r'''
 sb = Sandbox(timeout=10, max_output_size=1 * MiB)
-out = attempt(lambda: sb.execute("const s = 'x'.repeat(1 << 16); for (let i = 0; i < 64; i++) console.log(s)"))
+out = attempt(lambda: ends(sb.execute("const s = 'x'.repeat(1 << 16); for (let i = 0; i < 64; i++) console.log(s)")))
 res = sb.last_result
-emit(first={k: v for k, v in out.items() if k != "value"}, stdout_len=len(out["value"]) if out["ok"] else None,
-     stdout_tail=out["value"][-300:] if out["ok"] else None,
+emit(first=out, stdout_len=out["value"]["len"] if out["ok"] else None,
+     stdout_tail=out["value"]["tail"] if out["ok"] else None,
      stderr_tail=(res.stderr[-300:] if res else None))
 emit(after=attempt(lambda: sb.execute("console.log(1)")))
 ''',
@@ -52,20 +52,20 @@ emit(after=attempt(lambda: sb.execute("console.log(1)")))
 ''',
     "stdout_cap_shell_flood": r'''
 sb = Sandbox(timeout=5, max_output_size=1 * MiB)
-out = measure_rss(lambda: sb.shell("yes"))
+out = measure_rss(lambda: ends(sb.shell("yes")))
 res = sb.last_result
-emit(first={k: v for k, v in out.items() if k != "value"}, stdout_len=len(out["value"]) if out["ok"] else None,
-     stdout_tail=out["value"][-300:] if out["ok"] else None, stderr_tail=(res.stderr[-300:] if res else None))
+emit(first=out, stdout_len=out["value"]["len"] if out["ok"] else None,
+     stdout_tail=out["value"]["tail"] if out["ok"] else None, stderr_tail=(res.stderr[-300:] if res else None))
 emit(after=attempt(lambda: sb.execute("console.log(1)")))
 ''',
-    # 200 denied calls with 1 MiB params under memory_limit=64 MiB
+    # denied calls with 1 MiB params under memory_limit=64 MiB (N is 20, or 200 in the slow test)
     "denied_megabyte_calls": r'''
 caps = [MethodCapability(method_pattern="mcp:transfer", constraints=ConstraintSet([Param("amount") <= 1000]))]
 sb = Sandbox(tools=[tool("transfer", amount="integer")], capabilities=caps, tool_handler=echo_handler,
-             timeout=30, memory_limit=64 * MiB)
+             timeout=150, memory_limit=64 * MiB)
 sb.execute("console.log(1)")
-code = "const blob = 'x'.repeat(1 << 20); let n = 0; for (let i = 0; i < 200; i++) await transfer({amount: 5000, blob}).catch(() => n++); console.log(n)"
-out = measure_rss(lambda: sb.execute(code))
+code = "const blob = 'x'.repeat(1 << 20); let n = 0; for (let i = 0; i < N; i++) await transfer({amount: 5000, blob}).catch(() => n++); console.log(n)"
+out = measure_rss(lambda: sb.execute(code.replace("N", str(N))))
 calls = sb.last_result.tool_calls if sb.last_result else []
 emit(first=out, calls=len(calls), recorded_bytes=sum(len(json.dumps(c.params, default=repr)) for c in calls))
 emit(after=attempt(lambda: sb.execute("console.log(1)")))
@@ -160,17 +160,30 @@ emit(first=attempt(run_js), handled=len(calls))
 }
 
 
+class Scenarios:
+    """Each scenario run once, on first use, alone (these measure the host on two cores)."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self._tmp = tmp_path_factory
+        self._done: dict[str, ChildRun] = {}
+
+    def __getitem__(self, name: str) -> ChildRun:
+        if name not in self._done:
+            base, _, n = name.partition(":")
+            code = SCENARIOS[base]
+            prelude = "MiB = 1024 * 1024\n" + (f"N = {n}\n" if n else "")
+            deadline = DEADLINE_S if not n else 180.0
+            tmp = self._tmp.mktemp(base)
+            self._done[name] = spawn_isolated(prelude + code, deadline, env={"TMPDIR": str(tmp)})
+        return self._done[name]
+
+
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ChildRun]:
-    # One at a time: these measure the host, and run on two cores.
-    results = {}
-    for name, code in SCENARIOS.items():
-        tmp = tmp_path_factory.mktemp(name)
-        results[name] = spawn_isolated("MiB = 1024 * 1024\n" + code, DEADLINE_S, env={"TMPDIR": str(tmp)})
-    return results
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Scenarios:
+    return Scenarios(tmp_path_factory)
 
 
-def test_concurrent_yes_floods_end_at_their_timeout_and_bound_host_rss(runs: dict[str, ChildRun]) -> None:
+def test_concurrent_yes_floods_end_at_their_timeout_and_bound_host_rss(runs: Scenarios) -> None:
     child = check_child(runs["yes_floods"])
     max_output = child["max_output"] or 32 * MiB
     problems = []
@@ -199,7 +212,7 @@ TRUNCATION = re.compile(r"truncat|output limit|max_output", re.I)
 
 
 @pytest.mark.parametrize("name", ["stdout_cap_js", "stdout_cap_shell_flood"])
-def test_stdout_is_capped_with_a_marker(name: str, runs: dict[str, ChildRun]) -> None:
+def test_stdout_is_capped_with_a_marker(name: str, runs: Scenarios) -> None:
     child = check_child(runs[name])
     first = child["first"]
     if name == "stdout_cap_shell_flood" and not first["ok"]:
@@ -216,7 +229,7 @@ def test_stdout_is_capped_with_a_marker(name: str, runs: dict[str, ChildRun]) ->
     assert child["after"]["value"] == "1\n", child["after"]
 
 
-def test_stderr_is_capped_with_a_marker(runs: dict[str, ChildRun]) -> None:
+def test_stderr_is_capped_with_a_marker(runs: Scenarios) -> None:
     child = check_child(runs["stderr_cap_js"])
     assert child["first"]["ok"], child["first"]
     assert child["stderr_len"] is not None and child["stderr_len"] <= 1 * MiB + 1024, child["stderr_len"]
@@ -224,19 +237,22 @@ def test_stderr_is_capped_with_a_marker(runs: dict[str, ChildRun]) -> None:
     assert child["after"]["value"] == "1\n", child["after"]
 
 
-def test_denied_calls_with_megabyte_params_bound_host_rss(runs: dict[str, ChildRun]) -> None:
-    child = check_child(runs["denied_megabyte_calls"])
+@pytest.mark.parametrize(
+    "calls", [20, pytest.param(200, marks=[pytest.mark.slow, pytest.mark.timeout(400)])], ids=["x20", "x200"]
+)
+def test_denied_calls_with_megabyte_params_bound_host_rss(calls: int, runs: Scenarios) -> None:
+    child = check_child(runs[f"denied_megabyte_calls:{calls}"])
     first = child["first"]
-    assert first["ok"] and first["value"] == "200\n", first
+    assert first["ok"] and first["value"] == f"{calls}\n", first
     growth = first["rss_growth"]
     assert growth < 128 * MiB, f"host RSS grew {growth / MiB:.0f} MiB for denied calls (memory_limit 64 MiB + 64 MiB)"
-    assert child["calls"] == 200, child["calls"]
-    assert child["recorded_bytes"] < 200 * 64 * 1024, f"recorded params total {child['recorded_bytes'] / MiB:.1f} MiB"
+    assert child["calls"] == calls, child["calls"]
+    assert child["recorded_bytes"] < calls * 64 * 1024, f"recorded params total {child['recorded_bytes'] / MiB:.1f} MiB"
     assert child["after"]["value"] == "1\n"
 
 
 @pytest.mark.parametrize("name", ["disk_quota_js", "disk_quota_append_js"])
-def test_disk_quota_gives_enospc_and_bounds_the_host_temp_dir(name: str, runs: dict[str, ChildRun]) -> None:
+def test_disk_quota_gives_enospc_and_bounds_the_host_temp_dir(name: str, runs: Scenarios) -> None:
     child = check_child(runs[name])
     first = child["first"]
     assert first["ok"], first
@@ -254,7 +270,7 @@ def test_disk_quota_gives_enospc_and_bounds_the_host_temp_dir(name: str, runs: d
         assert child["after"]["value"] == "1\n"
 
 
-def test_disk_quota_from_the_shell(runs: dict[str, ChildRun]) -> None:
+def test_disk_quota_from_the_shell(runs: Scenarios) -> None:
     child = check_child(runs["disk_quota_shell"])
     first = child["first"]
     assert first["ok"], first
@@ -264,14 +280,14 @@ def test_disk_quota_from_the_shell(runs: dict[str, ChildRun]) -> None:
     assert child["keep"]["value"] == "kept\n", child["keep"]
 
 
-def test_default_output_and_disk_limits(runs: dict[str, ChildRun]) -> None:
+def test_default_output_and_disk_limits(runs: Scenarios) -> None:
     child = check_child(runs["default_limits"])
     assert child["max_output_size"] == 32 * MiB, child["max_output_size"]
     assert child["disk_quota"] == 1024 * MiB, child["disk_quota"]
 
 
 @pytest.mark.parametrize("name", ["max_steps_shell", "max_steps_js"])
-def test_tool_calls_per_run_are_capped_by_max_steps(name: str, runs: dict[str, ChildRun]) -> None:
+def test_tool_calls_per_run_are_capped_by_max_steps(name: str, runs: Scenarios) -> None:
     child = check_child(runs[name])
     first = child["first"]
     assert not first["ok"], f"60 tool calls ran under max_steps=50: {first}"

@@ -41,7 +41,9 @@ emit(after=attempt(lambda: sb.execute("console.log(1)")))
     )[:600]
     leaky = [o["msg"] for o in outcomes if INTERNALS.search(o["msg"] or "")]
     assert not leaky, f"{len(leaky)} timeout messages show engine internals, e.g. {leaky[0][:600]!r}"
-    assert all(o["dt"] < 1.5 for o in outcomes), [round(o["dt"], 2) for o in outcomes]
+    # Time spent answering tool calls does not count against `timeout`, so wall time may exceed
+    # 0.3 s by the handler round trips; a bound of seconds only catches a run that never ends.
+    assert all(o["dt"] < 10 for o in outcomes), [round(o["dt"], 2) for o in outcomes]
     assert child["after"]["value"] == "1\n"
 
 

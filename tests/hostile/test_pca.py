@@ -14,7 +14,9 @@ CASES = {
     "grants_a_without_prefix": (["mcp:a"], ["**"], {"a": True, "b": False}),
     "grants_outside_capabilities": (["tool_call:mcp:b"], ["mcp:a"], {"a": False, "b": False}),
     "grants_all_capability_a": (["tool_call:**"], ["mcp:a"], {"a": True, "b": False}),
-    "grants_wildcard_segment": (["tool_call:mcp:*"], ["**"], {"a": True, "b": True}),
+    "grants_one_segment_wildcard": (["tool_call:*"], ["**"], {"a": True, "b": True}),
+    # a wildcard counts only as a whole segment: "mcp:*" is a literal and grants neither
+    "grants_literal_star": (["tool_call:mcp:*"], ["**"], {"a": False, "b": False}),
 }
 
 SCENARIO = r'''
