@@ -313,6 +313,12 @@ func (r *reader) memLimits() (limits, error) {
 		if l.max, err = r.uleb(32); err != nil {
 			return l, err
 		}
+		if l.max < l.min {
+			return l, fmt.Errorf("%s section at offset %d: memory minimum %d is above its maximum %d", r.what, at, l.min, l.max)
+		}
+	}
+	if l.min > maxPages || l.max > maxPages {
+		return l, fmt.Errorf("%s section at offset %d: memory limits above %d pages", r.what, at, maxPages)
 	}
 	return l, nil
 }
