@@ -171,6 +171,21 @@ emit(first=attempt(lambda: sb.shell("sleep 100")))
 emit(cancel=box.get("cancel"))
 emit(after=attempt(lambda: sb.execute("console.log(1)")))
 ''',
+    # the public loop: cancel() while a request is outstanding ends the run
+    "cancel_public_loop": r'''
+sb = Sandbox(tools=[tool("a")], timeout=30)
+if not hasattr(sb, "cancel"):
+    emit(missing="Sandbox.cancel does not exist"); sys.exit(0)
+sb.start("console.log(await a({}))", language="javascript")
+req = sb.step()
+emit(request=req.method if req else None)
+emit(cancel=attempt(lambda: sb.cancel()))
+box = {}
+th = threading.Thread(target=lambda: box.update(has_work=attempt(sb.has_work), result=attempt(lambda: sb.result())), daemon=True)
+th.start(); th.join(3)
+emit(has_work=box.get("has_work", "blocked for 3 s"), result=repr(box.get("result"))[:500])
+emit(after=attempt(lambda: sb.execute("console.log(1)")))
+''',
     "cancel_when_idle": r'''
 sb = Sandbox(timeout=30)
 emit(cancel=attempt(lambda: sb.cancel()))
@@ -267,6 +282,18 @@ def test_cancel_stops_the_run_and_sandbox_goes_on(scenario: str, runs: dict[str,
     assert cancel["dt"] < 0.4, cancel
     assert not first["ok"] and first["type"].startswith("amla_sandbox."), first
     assert first["dt"] < 1.5, f"run ended {first['dt']:.2f}s after start (cancel at 0.5 s)"
+    ran_one(child["after"])
+
+
+@pytest.mark.parametrize("scenario", ["cancel_public_loop"])
+def test_cancel_in_the_public_loop_ends_the_run(scenario: str, runs: dict[str, ChildRun]) -> None:
+    child = check_child(runs[scenario])
+    assert "missing" not in child.merged, child["missing"]
+    assert child["request"] == "mcp:a", child["request"]
+    assert child["cancel"]["ok"], child["cancel"]
+    has_work = child["has_work"]
+    assert isinstance(has_work, dict), f"has_work() after cancel(): {has_work}"
+    assert has_work["ok"] and has_work["value"] is False, has_work
     ran_one(child["after"])
 
 

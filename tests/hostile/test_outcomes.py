@@ -74,3 +74,54 @@ emit(after=attempt(lambda: sb.execute("console.log(1)")))
     assert not INTERNALS.search(child["stderr"] or ""), f"stderr shows engine internals: {child['stderr'][:600]!r}"
     assert first["rss_growth"] < 64 * 1024 * 1024 + 64 * 1024 * 1024, f"host RSS grew {first['rss_growth'] >> 20} MiB"
     assert child["after"]["value"] == "1\n"
+
+
+DEEP = {
+    "json_parse": "JSON.parse('['.repeat(200000) + ']'.repeat(200000))",
+    "json_stringify": "(() => { let o = 1; for (let i = 0; i < 200000; i++) o = [o]; return JSON.stringify(o) })()",
+    "proxy_get": "(() => { const p = new Proxy({}, {get(t, k, r) { return r[k] }}); return p.x })()",
+    "recursion": "(() => { const f = n => f(n + 1) + 1; return f(0) })()",
+}
+
+
+@pytest.mark.parametrize("name", list(DEEP))
+def test_deep_recursion_is_a_catchable_range_error(name: str) -> None:
+    code = f"try {{ {DEEP[name]}; console.log('no error') }} catch (e) {{ console.log('caught ' + e.name) }}"
+    child = check_child(
+        run_isolated(
+            f"""
+sb = Sandbox(timeout=20)
+emit(first=attempt(lambda: sb.execute({code!r})))
+emit(after=attempt(lambda: sb.execute("console.log(1)")))
+""",
+            40,
+        )
+    )
+    first = child["first"]
+    assert first["ok"], f"a whole-run error instead of a catchable one: {first}"
+    assert first["value"] == "caught RangeError\n", first["value"]
+    assert child["after"]["value"] == "1\n"
+
+
+def test_sandbox_tool_run_reports_limits_as_text() -> None:
+    child = check_child(
+        run_isolated(
+            """
+def noop() -> int:
+    \"\"\"Return 1.\"\"\"
+    return 1
+t = create_sandbox_tool(tools=[noop], timeout=1, memory_limit=64 * 1024 * 1024)
+emit(loop=attempt(lambda: t.run("while (true) {}", language="javascript")))
+emit(sleep=attempt(lambda: t.run("sleep 8", language="shell")))
+emit(bomb=attempt(lambda: t.run("const a = []; while (true) a.push(new Uint8Array(1 << 22))", language="javascript")))
+emit(after=attempt(lambda: t.run("console.log(await noop({}))", language="javascript")))
+""",
+            40,
+        )
+    )
+    for key, needle in (("loop", r"time"), ("sleep", r"time"), ("bomb", r"memory")):
+        outcome = child[key]
+        assert outcome["ok"] and isinstance(outcome["value"], str), f"{key}: run() raised: {outcome}"
+        assert outcome["dt"] < 3, f"{key}: {outcome}"
+        assert re.search(needle, outcome["value"], re.I), f"{key}: the text does not say what stopped it: {outcome['value']!r:.300}"
+    assert child["after"]["value"].startswith("1"), child["after"]
