@@ -40,11 +40,21 @@
 //     init) are numbers in memory: later instances must get the same
 //     preopens in the same order. Environment variables, arguments, the
 //     clock and random numbers read during init are frozen into the
-//     snapshot; for Go this includes the map hash seed and the runtime's
-//     random state, which every instance of one snapshot shares. The
-//     monotonic clock of a new WASI context starts near zero again, so a
-//     runtime that remembered a monotonic reading during init sees time
-//     step back by the length of init; Go tolerates this.
+//     snapshot.
+//   - For Go that means: the runtime copies the environment and arguments
+//     during init, so os.Getenv and os.Args give the snapshot's values in
+//     every instance (GOMEMLIMIT included: a per-run limit must be applied
+//     with debug.SetMemoryLimit from a value passed at run time, through a
+//     wasmexport parameter or a host call). The map hash seed and the
+//     runtime's random state are drawn during init too, so every instance
+//     of one snapshot iterates maps in the same order and math/rand (v1
+//     and v2 top-level functions) returns the same sequence; crypto/rand
+//     reads fresh random bytes on every call and is unaffected, and a
+//     math/rand source seeded from it per run is fine.
+//   - The monotonic clock of a new WASI context starts near zero again, so
+//     a runtime that remembered a monotonic reading during init sees time
+//     step back by the length of init; Go's timers and sleeps still work
+//     (tested).
 //   - Anything a host function handed the instance during init (handles,
 //     resources) is frozen as well and must stay valid for later instances.
 package wasmsnap

@@ -166,6 +166,7 @@ func TestGoReactorSnapshot(t *testing.T) {
 		}
 	}
 	linker := wasiLinker(t, engine)
+	var mathRand, cryptoRand []any
 	for run := 0; run < 2; run++ { // two instances do not share state
 		store, root := wasiStore(t, engine, "run")
 		inst, err := linker.Instantiate(store, mod)
@@ -179,6 +180,7 @@ func TestGoReactorSnapshot(t *testing.T) {
 		}{
 			{"initCount", nil, int32(1)}, // package init ran once, before the snapshot
 			{"initPhase", nil, int32(len("snapshot"))},
+			{"phaseNow", nil, int32(len("snapshot"))}, // Go copied the environment during init
 			{"wordSum", nil, int32(15)}, // the map built by init
 			{"bump", nil, int32(1)},
 			{"bump", nil, int32(2)},
@@ -194,11 +196,21 @@ func TestGoReactorSnapshot(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(root, "workspace", "snap.txt")); err != nil || string(b) != "hello" {
 			t.Errorf("instance %d: /workspace/snap.txt on the host = %q, %v", run, b, err)
 		}
+		mathRand = append(mathRand, call(t, store, inst, "mathRand"))
+		cryptoRand = append(cryptoRand, call(t, store, inst, "cryptoRand"))
 		// Time keeps working although the monotonic clock restarted.
 		if got := call(t, store, inst, "sleepMillis", int32(20)).(int32); got < 20 || got > 5000 {
 			t.Errorf("instance %d: sleeping 20 ms took %d ms", run, got)
 		}
 		store.Close()
+	}
+	// Random numbers read now differ; the runtime's own random state was
+	// seeded during init and is the same in every instance (doc.go says so).
+	if cryptoRand[0] == cryptoRand[1] {
+		t.Errorf("crypto/rand gave %v in both instances", cryptoRand[0])
+	}
+	if mathRand[0] != mathRand[1] {
+		t.Errorf("math/rand gave %v and %v: the runtime's random state is no longer frozen by the snapshot; update doc.go", mathRand[0], mathRand[1])
 	}
 }
 

@@ -3,6 +3,9 @@
 package main
 
 import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"sync"
@@ -41,6 +44,11 @@ func initCount() int32 { return initRuns }
 //
 //go:wasmexport initPhase
 func initPhase() int32 { return int32(len(phase)) }
+
+// phaseNow is the length of WASMSNAP_PHASE read at call time.
+//
+//go:wasmexport phaseNow
+func phaseNow() int32 { return int32(len(os.Getenv("WASMSNAP_PHASE"))) }
 
 // wordSum adds the values of the map built during init.
 //
@@ -114,4 +122,21 @@ func writeFile() int32 {
 		return 0
 	}
 	return 1
+}
+
+// mathRand returns a number from math/rand/v2's global source, whose seed
+// the runtime draws during init.
+//
+//go:wasmexport mathRand
+func mathRand() int64 { return rand.Int64() }
+
+// cryptoRand returns a number read from the WASI random source now.
+//
+//go:wasmexport cryptoRand
+func cryptoRand() int64 {
+	var b [8]byte
+	if _, err := crand.Read(b[:]); err != nil {
+		return -1
+	}
+	return int64(binary.LittleEndian.Uint64(b[:]) >> 1)
 }
