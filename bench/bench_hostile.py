@@ -39,6 +39,17 @@ def _status(field):
                 return int(line.split()[1]) * 1024
     return 0
 
+def tmp_note():
+    """How much the host temp directory holds (the sandbox's files live there)."""
+    total = 0
+    for root, _dirs, files in os.walk(os.environ["TMPDIR"]):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                pass
+    return f"(host temp dir {total / MiB:.0f} MiB)"
+
 def tool(name, **props):
     return ToolDefinition(name=name, description=name,
                           parameters={"type": "object", "properties": {k: {"type": v} for k, v in props.items()}})
@@ -148,9 +159,14 @@ sb = Sandbox(tools=[tool("transfer", amount="integer")], capabilities=caps, tool
              timeout=60, memory_limit=64 * MiB)
 measure(lambda: sb.execute("const b = 'x'.repeat(1 << 20); let n = 0; for (let i = 0; i < 200; i++) await transfer({amount: 5000, b}).catch(() => n++); console.log(n)"))
 """),
-    Attack("JS writes 1 MiB files in a loop", "disk_quota=64 MiB", """
+    Attack("JS writes 1 MiB files in a loop (up to 2 GiB)", "disk_quota=64 MiB", """
 sb = Sandbox(timeout=60, disk_quota=64 * MiB)
-measure(lambda: sb.execute("const c = 'x'.repeat(1 << 20); try { for (let i = 0; i < 2000; i++) await fs.writeFile('/workspace/f' + i, c) } catch (e) { console.log(e.code) }"))
+measure(lambda: sb.execute("const c = 'x'.repeat(1 << 20); try { for (let i = 0; i < 2000; i++) await fs.writeFile('/workspace/f' + i, c) } catch (e) { console.log(e.code) }"),
+        note=tmp_note)
+"""),
+    Attack("shell `yes > /workspace/big` (endless)", "disk_quota=64 MiB, timeout=20", """
+sb = Sandbox(timeout=20, disk_quota=64 * MiB)
+measure(lambda: sb.shell("yes > /workspace/big; echo rc=$?"), note=tmp_note)
 """),
     Attack("60 tool calls in one run", "max_steps=50 (Runtime)", """
 from amla_sandbox.auth import EphemeralAuthority
