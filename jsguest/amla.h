@@ -26,6 +26,12 @@ AMLA_IMPORT("exit_status") void amla_exit_status(int32_t code);
 AMLA_IMPORT("sleep") void amla_sleep(int64_t ms);
 AMLA_IMPORT("spawn") int32_t amla_spawn(const void *ptr, int32_t len);
 AMLA_IMPORT("spawn_take") void amla_spawn_take(void *ptr);
+/* disk_reserve asks for room for bytes more of files under the sandbox's
+ * disk quota before they are written: 0 granted, 1 refused (ENOSPC). */
+AMLA_IMPORT("disk_reserve") int32_t amla_disk_reserve(int64_t bytes);
+
+/* What the quota charges for each new file or directory (wire.DiskEntryCost). */
+#define AMLA_DISK_ENTRY_COST 4096
 
 /* The precompiled prelude (generated at build time, prelude_bytecode.c). */
 extern const uint8_t amla_prelude_bytecode[];

@@ -614,9 +614,16 @@ static void report_leftovers(void)
     }
 }
 
+/* The exit status of a script that failed after an allocation failed: the
+ * host reads it (with the memory the guest holds) as "memory limit
+ * reached", as it reads a Go guest's out-of-memory exit. */
+#define EXIT_OUT_OF_MEMORY 137
+
 static int32_t finish(void)
 {
     int32_t code = exit_requested ? exit_code_req : exit_code;
+    if (!exit_requested && code != 0 && allocation_failed)
+        code = EXIT_OUT_OF_MEMORY;
     if (!exit_requested) {
         JSValue r = call_helper("exitCode", 0, NULL);
         int32_t c;

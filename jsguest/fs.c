@@ -146,8 +146,31 @@ done:
     return ret;
 }
 
+/* reserve asks the host for n bytes of the disk quota; -1 with errno
+ * ENOSPC when they do not fit (nothing is written then, so what a file
+ * already holds stays intact). */
+static int reserve(int64_t n)
+{
+    if (n > 0 && amla_disk_reserve(n) != 0) {
+        errno = ENOSPC;
+        return -1;
+    }
+    return 0;
+}
+
+/* reserve_new charges a new file's entry when path does not exist yet. */
+static int reserve_new(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0)
+        return 0;
+    return reserve(AMLA_DISK_ENTRY_COST);
+}
+
 static int write_all(int fd, const uint8_t *p, size_t n)
 {
+    if (reserve((int64_t)n) < 0)
+        return -1;
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0) {
@@ -188,7 +211,7 @@ static JSValue fs_write_file(JSContext *ctx, JSValueConst this_val, int argc, JS
         }
     }
     JSValue ret = JS_UNDEFINED;
-    int fd = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
+    int fd = reserve_new(path) < 0 ? -1 : open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
     if (fd < 0) {
         ret = fs_throw(ctx, errno, "open", path, NULL);
     } else {
@@ -214,7 +237,7 @@ static int copy_file(const char *from, const char *to, const char **failed_call)
         errno = EISDIR;
         return -1;
     }
-    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int out = reserve_new(to) < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out < 0) {
         int e = errno;
         close(in);
@@ -274,7 +297,7 @@ static int mkdir_p(char *path)
         if (*p != '/')
             continue;
         *p = 0;
-        int r = mkdir(path, 0755);
+        int r = reserve_new(path) < 0 ? -1 : mkdir(path, 0755);
         int e = errno;
         *p = '/';
         if (r < 0 && e != EEXIST) {
@@ -282,7 +305,7 @@ static int mkdir_p(char *path)
             return -1;
         }
     }
-    if (mkdir(path, 0755) < 0 && errno != EEXIST)
+    if (reserve_new(path) < 0 || (mkdir(path, 0755) < 0 && errno != EEXIST))
         return -1;
     return 0;
 }
@@ -301,7 +324,7 @@ static JSValue fs_mkdir(JSContext *ctx, JSValueConst this_val, int argc, JSValue
         else if (mkdir_p(copy) < 0)
             ret = fs_throw(ctx, errno, "mkdir", path, NULL);
         free(copy);
-    } else if (mkdir(path, 0755) < 0) {
+    } else if (reserve_new(path) < 0 || mkdir(path, 0755) < 0) {
         ret = fs_throw(ctx, errno, "mkdir", path, NULL);
     }
     JS_FreeCString(ctx, path);

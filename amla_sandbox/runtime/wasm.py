@@ -141,6 +141,15 @@ def default_wasm_path() -> Path:
     return _wasm.get_wasm_path()
 
 
+def _js_wasm_path() -> Path | None:
+    """The JavaScript guest (QuickJS-NG): `$AMLA_JS_WASM_PATH`, else the
+    bundled file; None when neither exists (JavaScript then runs on the
+    default guest)."""
+    env = os.environ.get("AMLA_JS_WASM_PATH")
+    path = Path(env) if env else Path(_wasm.__file__).resolve().parent / _wasm.JS_WASM_FILENAME
+    return path if path.is_file() else None
+
+
 def _resolve_wasm(wasm_path: Path | str | None) -> Path:
     if wasm_path is not None:
         path = Path(wasm_path)
@@ -346,6 +355,7 @@ class Runtime:
         except ValueError as e:
             raise ValueError(f"tools_json is not valid JSON: {e}") from None
         self._capabilities_list = list(config.capabilities)
+        js_wasm = _js_wasm_path()
         try:
             self._policy = go.PolicyNew(_caps_json(self._capabilities_list))
             # A call must be granted by the PCA as well as allowed by a
@@ -356,6 +366,8 @@ class Runtime:
                     {
                         "wasm_path": str(wasm),
                         "cache_path": _cache_path_for(wasm),
+                        "js_wasm_path": str(js_wasm) if js_wasm else "",
+                        "js_cache_path": _cache_path_for(js_wasm) if js_wasm else "",
                         "tools": json.loads(config.tools_json),
                         "policy": self._policy,
                         "timeout": float(config.timeout),

@@ -184,11 +184,16 @@ func (r *Run) classify(p *proc, err error, runtimeLog string, memLimit int64) wi
 		res.ExitCode, res.ErrorKind, res.Error = 1, wire.ErrKindRuntime, "Runtime error: run stopped by a limit"
 		return res
 	}
+	nearLimit := p.memory >= memLimit-memLimit/8
 	if err == nil {
 		res.ExitCode = exit()
+		// A C guest whose script failed after an allocation failed exits
+		// 137; holding memory near the limit, that is the limit.
+		if res.ExitCode == 137 && nearLimit {
+			return memoryResult(res, memLimit)
+		}
 		return res
 	}
-	nearLimit := p.memory >= memLimit-memLimit/8
 	var werr *wasmtime.Error
 	if errors.As(err, &werr) {
 		if code, ok := werr.ExitStatus(); ok {

@@ -438,8 +438,10 @@ func TestAllocationBomb(t *testing.T) {
 		if r.TimedOut || time.Since(start) > 15*time.Second {
 			t.Errorf("%s: did not end by itself (%v, timedOut %v)", code, time.Since(start), r.TimedOut)
 		}
-		if r.ExitCode == 0 && r.Err == nil {
-			t.Errorf("%s: ended cleanly without an error: %q", code, r.Stderr)
+		// Out of memory exits 137; a string past QuickJS's length limit
+		// is an ordinary InternalError.
+		if r.Err == nil && r.ExitCode != 137 && !strings.Contains(r.Stderr, "string too long") {
+			t.Errorf("%s: exit %d, want 137 (out of memory): %q", code, r.ExitCode, r.Stderr)
 		}
 		if r.MemoryBytes > 64<<20 {
 			t.Errorf("%s: memory %d above the limit", code, r.MemoryBytes)
@@ -506,5 +508,21 @@ func TestBadInput(t *testing.T) {
 	r = runJS(t, opts)
 	if r.Stdout != "from stdin\n" {
 		t.Errorf("stdin script: %q %q", r.Stdout, r.Stderr)
+	}
+}
+
+// TestDiskQuota: every write asks the host first; a refused write fails
+// with ENOSPC and leaves what is on disk as it was.
+func TestDiskQuota(t *testing.T) {
+	opts := js(`await fs.writeFile('/workspace/keep.txt', 'kept');
+let err = '';
+try { for (let i = 0; ; i++) await fs.writeFile('/workspace/f' + i, 'x'.repeat(10000)) } catch (e) { err = e.code + ' ' + e.message }
+try { await fs.mkdir('/workspace/d/e/f', {recursive: true}) } catch (e) { err += ' | ' + e.code }
+return [err, await fs.readFile('/workspace/keep.txt', 'utf8')]`)
+	opts.DiskQuota = 64 << 10
+	r := runJS(t, opts)
+	want := `["ENOSPC ENOSPC: no space left on device, write '/workspace/f4' | ENOSPC","kept"]` + "\n"
+	if r.Stdout != want {
+		t.Fatalf("got %q (stderr %q)\nwant %q", r.Stdout, r.Stderr, want)
 	}
 }

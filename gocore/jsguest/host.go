@@ -73,6 +73,8 @@ type Options struct {
 	Dir string
 	// Timeout bounds the run (epoch deadline and host sleeps); 0 = 10 s.
 	Timeout time.Duration
+	// DiskQuota bounds the bytes disk_reserve grants; 0 = unlimited.
+	DiskQuota int64
 	// MemoryLimit bounds the guest's linear memory; 0 = 256 MiB.
 	MemoryLimit int64
 }
@@ -115,6 +117,7 @@ type run struct {
 	taken    []byte
 	spawned  []byte
 	nextID   int64
+	reserved int64
 }
 
 // Compile compiles the guest module with the shared engine.
@@ -363,6 +366,14 @@ func (r *run) linker() (*wasmtime.Linker, error) {
 			}
 			r.spawned, _ = json.Marshal(out)
 			return int32(len(r.spawned)), nil
+		}},
+		{wire.FnDiskReserve, func(n int64) int32 {
+			r.res.Calls = append(r.res.Calls, fmt.Sprintf("reserve(%d)", n))
+			if r.opts.DiskQuota > 0 && r.reserved+n > r.opts.DiskQuota {
+				return 1
+			}
+			r.reserved += n
+			return 0
 		}},
 		{wire.FnSpawnTake, func(c *wasmtime.Caller, ptr int32) *wasmtime.Trap {
 			trap := copyOut(c, ptr, r.spawned)

@@ -26,6 +26,8 @@ var sandboxes handles[*sandboxEntry]
 type sandboxConfig struct {
 	WasmPath      string          `json:"wasm_path"`
 	CachePath     string          `json:"cache_path"`
+	JSWasmPath    string          `json:"js_wasm_path"`
+	JSCachePath   string          `json:"js_cache_path"`
 	Tools         []wire.ToolInfo `json:"tools"`
 	Policy        int64           `json:"policy"`
 	TimeoutS      float64         `json:"timeout"`
@@ -70,8 +72,17 @@ func SandboxNew(configJSON string) (h int64, err error) {
 	if err != nil {
 		return 0, err
 	}
+	guests := map[string]*host.GuestModule{}
+	if cfg.JSWasmPath != "" {
+		js, err := host.LoadGuest(cfg.JSWasmPath, cfg.JSCachePath)
+		if err != nil {
+			return 0, err
+		}
+		guests[wire.LangJavaScript] = js
+	}
 	hc := host.Config{
-		Tools: cfg.Tools,
+		Tools:  cfg.Tools,
+		Guests: guests,
 		Limits: host.Limits{
 			Timeout:       time.Duration(cfg.TimeoutS * float64(time.Second)),
 			MemoryLimit:   cfg.MemoryLimit,
