@@ -370,9 +370,16 @@ def ensure_reference(cache_dir: Path, version: str) -> Path:
     if venv.exists():
         shutil.rmtree(venv)
     cache_dir.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    f"amla-sandbox=={version}"], check=True, timeout=600)
+    steps = [
+        [sys.executable, "-m", "venv", str(venv)],
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"amla-sandbox=={version}"],
+    ]
+    for cmd in steps:
+        try:
+            subprocess.run(cmd, check=True, timeout=600)
+        except (OSError, subprocess.SubprocessError) as e:
+            raise SystemExit(f"compare.py: could not install the reference amla-sandbox=={version} "
+                             f"into {venv} ({' '.join(cmd[:4])} ...): {e}") from e
     stamp.write_text(version + "\n")
     return python
 
