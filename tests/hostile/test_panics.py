@@ -103,6 +103,37 @@ for msg in ["bad\x00thing", "\ud800", "x" * (1 << 20), ""]:
 emit(results=results)
 emit(after=attempt(lambda: sb.execute("console.log(1)")))
 ''',
+    # tool handlers returning values JSON (or Python's json) cannot carry, or raising odd exceptions
+    "handler_odd_results": r'''
+class BadStr(Exception):
+    def __str__(self):
+        raise ValueError("no str for you")
+ODD = {
+    "huge_int": lambda: 10 ** 5000,
+    "nan": lambda: float("nan"),
+    "inf": lambda: float("inf"),
+    "int_keys": lambda: {1: "a", None: "b"},
+    "bytes": lambda: b"\xff\x00",
+    "set": lambda: {1, 2},
+    "generator": lambda: (i for i in range(3)),
+    "self_cycle": lambda: (lambda l: (l.append(l), l)[1])([]),
+    "deep_list": lambda: (lambda: [x := [], [x := [x] for _ in range(5000)]][1][-1])(),
+    "surrogate_key": lambda: {"\ud800": 1},
+    "nul_text": lambda: "a\x00b",
+    "exception_bad_str": lambda: (_ for _ in ()).throw(BadStr()),
+    "exception_nul": lambda: (_ for _ in ()).throw(ValueError("x\x00y")),
+    "exception_surrogate": lambda: (_ for _ in ()).throw(ValueError("x\ud800y")),
+}
+def handler(method, params):
+    return ODD[params["kind"]]()
+sb = Sandbox(tools=[tool("odd", kind="string")], tool_handler=handler, timeout=10)
+results = {}
+for kind in ODD:
+    code = f"try {{ const r = await odd({{kind: {kind!r}}}); console.log('OK ' + typeof r) }} catch (e) {{ console.log('ERR ' + String(e.message).length) }}"
+    results[kind] = attempt(lambda: sb.execute(code))
+emit(results=results)
+emit(after=attempt(lambda: sb.execute("console.log(1)")))
+''',
     "closed_sandbox_calls": r'''
 sb = Sandbox(timeout=10)
 sb.close()
@@ -200,6 +231,19 @@ def test_resume_error_with_odd_messages(runs: dict[str, ChildRun]) -> None:
             # A message Python cannot send may be refused, as long as it is refused clearly.
             assert outcome["ok"] or not foreign_errors({key: outcome}), f"{key}: {outcome}"
     assert child["after"]["value"] == "1\n"
+
+
+def test_tool_handlers_returning_odd_values(runs: dict[str, ChildRun]) -> None:
+    child = check_child(runs["handler_odd_results"])
+    problems = []
+    for kind, outcome in child["results"].items():
+        if not outcome["ok"]:
+            problems.append(f"{kind}: the run raised {outcome['type']}: {outcome['msg']:.200}")
+        elif outcome["dt"] >= 5 or not outcome["value"].startswith(("OK ", "ERR ")):
+            problems.append(f"{kind}: {outcome}")
+    if child["after"].get("value") != "1\n":
+        problems.append(f"sandbox unusable afterwards: {child['after']}")
+    assert not problems, "; ".join(problems)
 
 
 def test_calls_on_a_closed_sandbox(runs: dict[str, ChildRun]) -> None:
