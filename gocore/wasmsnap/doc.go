@@ -22,6 +22,25 @@
 // The binary rewriting is plain Go over the core WebAssembly binary format;
 // only Snapshot and CaptureInstance use wasmtime.
 //
+// How a host uses it: build the guest as a reactor (Go: -buildmode=c-shared
+// with //go:wasmexport entries; C: -mexec-model=reactor with an exported
+// init that reads no per-run input). Once per guest module, make a store
+// set up as runs will be (same WASI preopens in the same order, same
+// environment; with epoch interruption on, a deadline), a linker with the
+// WASI imports and the host functions (init should call none that depend
+// on a run; stubs that trap make that explicit), and call
+//
+//	snap, err := wasmsnap.Snapshot(store, linker, guestWasm,
+//		wasmsnap.CallExports("_initialize", "amla_init"))
+//
+// Compile snap and cache it like any module (key it on the sha256 of the
+// original module plus everything init could see). Every run then
+// instantiates the snapshot in a fresh store and calls its run export
+// directly: fresh state each run, no init. Making a snapshot compiles the
+// module twice (instrumented, then the snapshot); an engine set for fast
+// compilation may serve the first, since Snapshot only needs the store to
+// run init.
+//
 // What a snapshot freezes, and what it cannot handle:
 //
 //   - Only modules that define exactly one 32-bit, non-shared memory. An

@@ -181,7 +181,7 @@ func TestGoReactorSnapshot(t *testing.T) {
 			{"initCount", nil, int32(1)}, // package init ran once, before the snapshot
 			{"initPhase", nil, int32(len("snapshot"))},
 			{"phaseNow", nil, int32(len("snapshot"))}, // Go copied the environment during init
-			{"wordSum", nil, int32(15)}, // the map built by init
+			{"wordSum", nil, int32(15)},               // the map built by init
 			{"bump", nil, int32(1)},
 			{"bump", nil, int32(2)},
 			{"work", []any{int32(8)}, int64(8*(99999*100000/2) + 100000*(0+1+2+3+4+5+6+7))},
@@ -307,4 +307,56 @@ func BenchmarkCReactorOriginal(b *testing.B) {
 
 func BenchmarkCReactorSnapshot(b *testing.B) {
 	benchInstantiate(b, snapshotForBench(b, cReactorWasm(b), "_initialize", "init"), nil, "greeting_len")
+}
+
+// BenchmarkRewriteGoReactor measures the pure-Go part of making a
+// snapshot: Rewrite of the Go reactor with its captured state.
+func BenchmarkRewriteGoReactor(b *testing.B) {
+	wasm := goReactorWasm(b)
+	engine := wasmtime.NewEngine()
+	store, _ := wasiStore(b, engine, "snapshot")
+	defer store.Close()
+	instr, err := Instrument(wasm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mod, err := wasmtime.NewModule(engine, instr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inst, err := wasiLinker(b, engine).Instantiate(store, mod)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := CallExports("_initialize")(store, inst); err != nil {
+		b.Fatal(err)
+	}
+	c, err := CaptureInstance(store, inst, wasm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(c.Memory)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Rewrite(wasm, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSnapshotGoReactor measures making a snapshot end to end:
+// Instrument, compiling it, init, capture, Rewrite and validation.
+func BenchmarkSnapshotGoReactor(b *testing.B) {
+	wasm := goReactorWasm(b)
+	engine := wasmtime.NewEngine()
+	linker := wasiLinker(b, engine)
+	root := b.TempDir()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		store := wasiStoreAt(b, engine, "snapshot", root)
+		if _, err := Snapshot(store, linker, wasm, CallExports("_initialize")); err != nil {
+			b.Fatal(err)
+		}
+		store.Close()
+	}
 }
