@@ -19,7 +19,7 @@ How it works (details in bench/README.md):
   iterations; cold workloads time import + ``create_sandbox_tool`` + first run once per process.
 * The compiled-guest cache (``XDG_CACHE_HOME``) of every child points at a directory owned by
   this script (primed once, per implementation), or, for the empty-cache workload, at a new
-  empty temporary directory. The user's own ~/.cache is never read or written.
+  empty temporary directory. The user's own guest cache (~/.cache/amla-sandbox) is never used.
 * Every child has a timeout; a failure or timeout is reported in the table with its text.
 
 Only the standard library is imported at module level: the same file runs under both venvs.
