@@ -6,6 +6,9 @@
   amla_sandbox/_core/_pycore.*.so         the host kernel (Go, cgo), bound to Python by gopy
   amla_sandbox/_core/pycore.py, go.py     gopy's Python wrappers
   amla_sandbox/THIRD_PARTY_LICENSES.txt   licences of the Go modules linked into the above
+  amla_sandbox/precompiled/*.cwasm        the guests compiled for the platform's baseline CPU,
+                                          so that the first sandbox after install does not compile
+                                          (skipped with AMLA_PRECOMPILE=0; not in in-place builds)
 
 The build never writes into the source tree (apart from setuptools' own
 build/ and *.egg-info): the Go sources are copied into a temporary directory
@@ -193,23 +196,46 @@ def build_extension(go: str, src: Path, env: dict[str, str], core: Path) -> None
         _install(out / name, core / name)
 
 
-def build_js_guest(pkg: Path, tmp: Path) -> list[Path]:
+def build_js_guest(pkg: Path, tmp: Path) -> str:
     """Build jsguest/ (QuickJS-NG) when that part of the tree exists.
-    Returns licence files found in its build directory."""
+    Returns the licence notice of the QuickJS-NG source it used.
+
+    Its build directory is setuptools' build/jsguest, not the temporary
+    one: it caches the compiled QuickJS objects (25-90 s to make) by source,
+    flags and compiler, so rebuilds take about a second."""
     script = ROOT / "jsguest" / "build.py"
     if not script.is_file():
-        return []
+        return ""
     spec = importlib.util.spec_from_file_location("amla_jsguest_build", script)
     if spec is None or spec.loader is None:
         raise RuntimeError(f"cannot load {script}")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    work = tmp / "jsguest"
-    work.mkdir()
+    work = ROOT / "build" / "jsguest"
+    work.mkdir(parents=True, exist_ok=True)
     out = tmp / JS_WASM_NAME
     mod.build(out, work)
     _install(out, pkg / JS_WASM_NAME)
-    return sorted(p for p in work.rglob("*") if p.is_file() and p.name.upper().startswith(("LICENSE", "COPYING")))
+    return _quickjs_notice(work)
+
+
+def _quickjs_notice(work: Path) -> str:
+    """QuickJS-NG's licence as its sources state it: the leading comment of
+    each C file compiled into the guest (the source release carries no
+    separate LICENSE file)."""
+    blocks: dict[str, list[str]] = {}
+    for c in sorted(work.glob("quickjs-*/*.c")):
+        text = c.read_text(errors="replace")
+        if text.startswith("/*") and "*/" in text:
+            header = "\n".join(line.strip() for line in text[2 : text.index("*/")].splitlines()).strip()
+            blocks.setdefault(header, []).append(c.name)
+    if not blocks:
+        raise RuntimeError(f"no QuickJS-NG sources with a licence header under {work}")
+    release = sorted({c.parent.name for c in work.glob("quickjs-*/*.c")})
+    parts = [f"{'=' * 78}\nQuickJS-NG ({', '.join(release)}), the JavaScript guest"]
+    for header, files in blocks.items():
+        parts.append(f"--- {', '.join(files)} ---\n{header}\n")
+    return "\n".join(parts)
 
 
 def _module_licenses(go: str, src: Path, env: dict[str, str], pkgs: list[tuple[str, dict[str, str]]]) -> str:
@@ -242,10 +268,42 @@ def _license_block(name: str, version: str, directory: Path) -> str:
     return head + "\n" + "\n".join(f"--- {p.name} ---\n{p.read_text(errors='replace').strip()}\n" for p in files)
 
 
-def build_go(dest: Path) -> None:
-    """Build the guests and the extension into dest/amla_sandbox."""
+SHIP_CODE = """
+import json, sys
+from pathlib import Path
+from amla_sandbox import _wasm
+from amla_sandbox._core import pycore
+out = Path(sys.argv[1])
+here = Path(_wasm.__file__).resolve().parent
+for name in (_wasm.WASM_FILENAME, _wasm.JS_WASM_FILENAME):
+    guest = here / name
+    if guest.is_file():
+        target = out / pycore.CacheFileName(str(guest))
+        took = pycore.PrecompilePortable(str(guest), str(target))
+        print(json.dumps({"guest": name, "artifact": target.name, "seconds": round(took, 1)}), flush=True)
+"""
+
+
+def ship_precompiled(pkg: Path, tmp: Path) -> None:
+    """Compile the built guests for the platform's baseline CPU into
+    pkg/precompiled with the extension just built (it checks that its own
+    engine loads them)."""
+    pkg = pkg.resolve()
+    out = pkg / "precompiled"
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir()
+    log("compiling the guests for the baseline CPU, so a fresh install does not (20-60 s)")
+    env = {k: v for k, v in os.environ.items() if k not in ("AMLA_WASM_PATH",)}
+    env["PYTHONPATH"] = str(pkg.parent)
+    subprocess.run([sys.executable, "-c", SHIP_CODE, str(out)], cwd=tmp, env=env, check=True)
+
+
+def build_go(dest: Path, precompile: bool = False, inplace: bool = False) -> None:
+    """Build the guests and the extension into dest/amla_sandbox; with
+    precompile, also the shipped baseline-CPU artifacts."""
     go, from_pypi = find_go()
-    pkg = dest / "amla_sandbox"
+    pkg = dest.resolve() / "amla_sandbox"
     core = pkg / "_core"
     started = time.monotonic()
     with build_dir() as tmp:
@@ -265,15 +323,25 @@ def build_go(dest: Path) -> None:
         _install(tmp / WASM_NAME, pkg / WASM_NAME)
 
         build_extension(go, src, env, core)
-        js_licenses = build_js_guest(pkg, tmp)
+        try:
+            js_notice = build_js_guest(pkg, tmp)
+        except Exception as e:
+            if not inplace:
+                raise
+            # In-place builds serve people working on other parts while the
+            # JavaScript guest is being edited: keep going without it.
+            log(f"WARNING: the JavaScript guest did not build, keeping the previous one: {e}")
+            js_notice = ""
 
         notices = _module_licenses(
             go, src, env, [("./_gopy", {"CGO_ENABLED": "1"}), (GUEST_PKG, {"GOOS": "wasip1", "GOARCH": "wasm", "CGO_ENABLED": "0"})]
         )
-        for lic in js_licenses:
-            notices += f"\n{'=' * 78}\nQuickJS-NG (JavaScript guest)\n--- {lic.name} ---\n{lic.read_text(errors='replace').strip()}\n"
+        if js_notice:
+            notices += "\n" + js_notice
         (tmp / LICENSES_NAME).write_text(notices)
         _install(tmp / LICENSES_NAME, pkg / LICENSES_NAME)
+        if precompile:
+            ship_precompiled(pkg, tmp)
     log(f"built the guest and the extension in {time.monotonic() - started:.0f} s")
 
 
@@ -281,25 +349,32 @@ class BuildPyWithGo(build_py):
     def run(self) -> None:
         super().run()
         # Editable installs (PEP 660) run build_py with editable_mode: the
-        # package is imported from the source tree, so build there.
-        build_go(ROOT if getattr(self, "editable_mode", False) else Path(self.build_lib))
+        # package is imported from the source tree, so build there (and
+        # compile guests on first use, as in-place builds do).
+        if getattr(self, "editable_mode", False):
+            build_go(ROOT, inplace=True)
+        else:
+            build_go(Path(self.build_lib), precompile=os.environ.get("AMLA_PRECOMPILE", "1") != "0")
 
 
 class BuildGo(Command):
     description = "build the WASM guests and the Go extension"
-    user_options = [("inplace", "i", "put the outputs into the source tree")]
+    user_options = [
+        ("inplace", "i", "put the outputs into the source tree"),
+        ("precompile", None, "also compile the guests for the baseline CPU into amla_sandbox/precompiled"),
+    ]
+    boolean_options = ["inplace", "precompile"]
 
     def initialize_options(self) -> None:
         self.inplace = False
+        self.precompile = False
 
     def finalize_options(self) -> None:
         pass
 
     def run(self) -> None:
-        if self.inplace:
-            build_go(ROOT)
-        else:
-            build_go(Path(self.get_finalized_command("build_py").build_lib))
+        dest = ROOT if self.inplace else Path(self.get_finalized_command("build_py").build_lib)
+        build_go(dest, precompile=bool(self.precompile), inplace=bool(self.inplace))
 
 
 class BinaryDistribution(Distribution):

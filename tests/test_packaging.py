@@ -140,13 +140,20 @@ def test_sdist_installs_in_a_fresh_venv_and_runs_the_quick_start(sdist: Path, tm
     py = _new_venv(tmp_path / "venv")
     env = _clean_env()
     _run([str(py), "-m", "pip", "install", "-q", str(sdist)], cwd=tmp_path, env=env)
+    env["AMLA_CACHE_DIR"] = str(tmp_path / "empty-cache")
     out = _run([str(py), str(ROOT / "examples" / "quick_start.py")], cwd=tmp_path, timeout=300, env=env)
     for needle in QUICK_START_NEEDLES:
         assert needle in out.stdout
+    # The install shipped the guests compiled for the baseline CPU: the
+    # first sandbox, with an empty cache, compiled nothing.
+    assert "compiling" not in out.stderr, out.stderr
     site = Path(_run([str(py), "-c", "import amla_sandbox, os; print(os.path.dirname(amla_sandbox.__file__))"], cwd=tmp_path, env=env).stdout.strip())
     licences = (site / "THIRD_PARTY_LICENSES.txt").read_text()
     assert "github.com/bytecodealliance/wasmtime-go" in licences
     assert "The Go standard library" in licences
+    if (ROOT / "jsguest" / "build.py").is_file():
+        assert "QuickJS-NG" in licences
+        assert (site / "amla_js.wasm").is_file()
     (dist_info,) = site.parent.glob("amla_sandbox-0.3.0.dist-info")
     assert (dist_info / "licenses" / "LICENSE").read_text().startswith("MIT License")
 

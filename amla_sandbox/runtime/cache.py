@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ __all__ = [
     "prune_cache",
     "wasmtime_version",
     "resolve_wasm",
+    "shipped_dir",
 ]
 
 # Seconds of compiling per MB of guest, measured on a 2-core x86_64 machine
@@ -141,17 +143,46 @@ def _announce(wasm: Path, cache_dir: Path) -> None:
     )
 
 
+def shipped_dir() -> Path:
+    """Where a wheel keeps artifacts compiled at build time for the
+    platform's baseline CPU (see setup.py and host.PrecompilePortable)."""
+    return Path(_wasm.__file__).resolve().parent / "precompiled"
+
+
+def _seed_from_shipped(target: Path) -> bool:
+    """Put the shipped artifact named like `target` into the cache (a hard
+    link when possible, else a copy; atomically). wasmtime checks it when
+    loading: a CPU without the baseline features makes the engine compile
+    for this machine instead."""
+    shipped = shipped_dir() / target.name
+    if not shipped.is_file():
+        return False
+    tmp = target.with_name(f".tmp-{os.getpid()}-{target.name}")
+    try:
+        try:
+            os.link(shipped, tmp)
+        except OSError:
+            shutil.copyfile(shipped, tmp)
+        os.replace(tmp, target)
+        return True
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return False
+
+
 def cache_path_for(wasm: Path) -> str:
-    """The artifact for `wasm`, compiled into the cache first if needed
-    (with a one-line note on stderr). "" when no cache can be used: the
-    sandbox then compiles in memory, and the engine reports any error in
-    the guest itself."""
+    """The artifact for `wasm`: from the cache, else the one the wheel
+    ships, else compiled into the cache now (with a one-line note on
+    stderr). "" when no cache can be used: the sandbox then compiles in
+    memory, and the engine reports any error in the guest itself."""
     try:
         cache_dir = get_cache_dir()
         found = json.loads(_go().CacheLookup(str(cache_dir), str(wasm)))
     except (OSError, builtins.RuntimeError):
         return ""
     if found["present"]:
+        return str(found["path"])
+    if _seed_from_shipped(Path(found["path"])):
         return str(found["path"])
     _announce(wasm, cache_dir)
     try:

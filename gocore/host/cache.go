@@ -419,3 +419,74 @@ func PruneCache(dir string, keep []string, maxBytes int64, grace time.Duration) 
 	}
 	return report, nil
 }
+
+// portableTarget is the target triple and the CPU features a shipped
+// artifact is compiled for: features every machine of the architecture
+// that can run a current OS has (x86-64-v2 on x86_64), so that the
+// artifact loads almost everywhere. A machine lacking one makes wasmtime
+// refuse the artifact; LoadGuest then compiles for the machine itself.
+func portableTarget(goos, goarch string) (triple string, features []string, err error) {
+	switch goos + "/" + goarch {
+	case "linux/amd64":
+		return "x86_64-unknown-linux-gnu", x8664v2, nil
+	case "linux/arm64":
+		return "aarch64-unknown-linux-gnu", nil, nil
+	case "darwin/amd64":
+		return "x86_64-apple-darwin", x8664v2, nil
+	case "darwin/arm64":
+		return "aarch64-apple-darwin", nil, nil
+	}
+	return "", nil, fmt.Errorf("portable artifacts: no baseline CPU defined for %s/%s", goos, goarch)
+}
+
+var x8664v2 = []string{"has_sse3", "has_ssse3", "has_sse41", "has_sse42", "has_popcnt"}
+
+// portableEngine is sharedEngine's configuration compiled for the baseline
+// CPU of this platform instead of this machine's CPU.
+func portableEngine() (*wasmtime.Engine, error) {
+	triple, features, err := portableTarget(runtime.GOOS, runtime.GOARCH)
+	if err != nil {
+		return nil, err
+	}
+	cfg := wasmtime.NewConfig()
+	cfg.SetEpochInterruption(true)
+	cfg.SetMaxWasmStack(maxWasmStack)
+	if err := cfg.SetTarget(triple); err != nil {
+		return nil, fmt.Errorf("portable artifacts: target %s: %w", triple, err)
+	}
+	for _, f := range features {
+		cfg.EnableCraneliftFlag(f)
+	}
+	return wasmtime.NewEngineWithConfig(cfg), nil
+}
+
+// PrecompilePortable compiles wasmPath for this platform's baseline CPU,
+// checks that this process's engine loads the result (so the engine
+// settings of the two have not drifted apart), and writes it to outPath.
+// The build ships these artifacts so that a fresh install does not compile.
+func PrecompilePortable(wasmPath, outPath string) (time.Duration, error) {
+	start := time.Now()
+	wasm, err := os.ReadFile(wasmPath)
+	if err != nil {
+		return 0, fmt.Errorf("portable artifact: %w", err)
+	}
+	eng, err := portableEngine()
+	if err != nil {
+		return 0, err
+	}
+	m, err := wasmtime.NewModule(eng, wasm)
+	if err != nil {
+		return 0, fmt.Errorf("portable artifact: compiling %s: %w", wasmPath, err)
+	}
+	data, err := m.Serialize()
+	if err != nil {
+		return 0, fmt.Errorf("portable artifact: serializing %s: %w", wasmPath, err)
+	}
+	if _, err := wasmtime.NewModuleDeserialize(sharedEngine(), data); err != nil {
+		return 0, fmt.Errorf("portable artifact for %s does not load in the runtime engine (portableEngine and sharedEngine settings differ?): %w", wasmPath, err)
+	}
+	if err := writeAtomic(outPath, data); err != nil {
+		return 0, fmt.Errorf("portable artifact: writing %s: %w", outPath, err)
+	}
+	return time.Since(start), nil
+}

@@ -300,3 +300,41 @@ func TestPruneCache(t *testing.T) {
 		t.Fatalf("missing dir: %+v, %v", rep, err)
 	}
 }
+
+func TestPortableTarget(t *testing.T) {
+	tests := []struct {
+		goos, goarch, triple string
+		wantErr              bool
+	}{
+		{"linux", "amd64", "x86_64-unknown-linux-gnu", false},
+		{"linux", "arm64", "aarch64-unknown-linux-gnu", false},
+		{"darwin", "arm64", "aarch64-apple-darwin", false},
+		{"darwin", "amd64", "x86_64-apple-darwin", false},
+		{"windows", "386", "", true},
+	}
+	for _, tt := range tests {
+		triple, _, err := portableTarget(tt.goos, tt.goarch)
+		if (err != nil) != tt.wantErr || triple != tt.triple {
+			t.Errorf("%s/%s: got %q, %v", tt.goos, tt.goarch, triple, err)
+		}
+	}
+}
+
+func TestPrecompilePortableLoadsInTheRuntimeEngine(t *testing.T) {
+	dir := t.TempDir()
+	wasm := writeGuest(t, dir, `(module (func (export "run") (result i32) i32.const 7))`)
+	out := filepath.Join(dir, "shipped", "g.cwasm")
+	if _, err := PrecompilePortable(wasm, out); err != nil {
+		t.Fatal(err)
+	}
+	m, err := wasmtime.NewModuleDeserializeFile(sharedEngine(), out)
+	if err != nil {
+		t.Fatalf("shipped artifact does not load: %v", err)
+	}
+	if len(m.Exports()) != 1 {
+		t.Fatalf("exports: %d", len(m.Exports()))
+	}
+	if _, err := PrecompilePortable(filepath.Join(dir, "missing.wasm"), out); err == nil || !strings.Contains(err.Error(), "missing.wasm") {
+		t.Fatalf("missing guest: err = %v", err)
+	}
+}

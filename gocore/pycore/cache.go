@@ -65,6 +65,15 @@ func CachePrune(dir, keepJSON string, maxBytes int64, graceSeconds float64) (out
 	return cacheJSON(report)
 }
 
+// PrecompilePortable compiles wasmPath for this platform's baseline CPU
+// into outPath (an artifact the build ships; see host.PrecompilePortable)
+// and returns the seconds it took.
+func PrecompilePortable(wasmPath, outPath string) (s float64, err error) {
+	defer recoverTo(&err)
+	d, err := host.PrecompilePortable(wasmPath, outPath)
+	return d.Seconds(), err
+}
+
 // WasmtimeLibraryVersion is the version of the linked wasmtime, read from
 // the build (see host.LinkedWasmtimeVersion), never written by hand.
 func WasmtimeLibraryVersion() (v string, err error) {
