@@ -59,9 +59,18 @@ type Config struct {
 	Tools      []wire.ToolInfo
 	Authorizer Authorizer // nil = AllowAll
 	Limits     Limits
-	// Guests maps a language to the module that runs it; a language
-	// missing here runs on the Sandbox's default guest.
-	Guests map[string]*GuestModule
+	// Guests maps a language to the module that runs it; Sources maps a
+	// language to a module loaded (compiled, or read from its cache) when
+	// a run first needs it, so a sandbox that only runs JavaScript never
+	// compiles the shell guest. A language in neither runs on the
+	// Sandbox's default guest.
+	Guests  map[string]*GuestModule
+	Sources map[string]GuestSource
+}
+
+// GuestSource names a guest module file and its compiled-artifact cache.
+type GuestSource struct {
+	WasmPath, CachePath string
 }
 
 // Sandbox owns a private directory (guest `/`, `/workspace`, `/tmp`) that
@@ -80,7 +89,7 @@ type Sandbox struct {
 
 // NewSandbox creates a sandbox with a fresh private directory.
 func NewSandbox(guest *GuestModule, cfg Config) (*Sandbox, error) {
-	if guest == nil {
+	if guest == nil && len(cfg.Sources) == 0 && len(cfg.Guests) == 0 {
 		return nil, errors.New("new sandbox: no guest module")
 	}
 	if cfg.Authorizer == nil {
@@ -120,6 +129,12 @@ func (s *Sandbox) guestFor(language string) (*GuestModule, error) {
 	}
 	if g, ok := s.cfg.Guests[language]; ok && g != nil {
 		return g, nil
+	}
+	if src, ok := s.cfg.Sources[language]; ok {
+		return LoadGuest(src.WasmPath, src.CachePath)
+	}
+	if s.guest == nil {
+		return nil, fmt.Errorf("no guest module runs %s", language)
 	}
 	return s.guest, nil
 }

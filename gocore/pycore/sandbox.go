@@ -3,6 +3,7 @@ package pycore
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -68,21 +69,22 @@ func SandboxNew(configJSON string) (h int64, err error) {
 	if err := json.Unmarshal([]byte(configJSON), &cfg); err != nil {
 		return 0, fmt.Errorf("sandbox config: %w", err)
 	}
-	g, err := host.LoadGuest(cfg.WasmPath, cfg.CachePath)
-	if err != nil {
-		return 0, err
-	}
-	guests := map[string]*host.GuestModule{}
+	// Guests are compiled (or read from the cache) when a run first needs
+	// them; here only their files must exist.
+	shell := host.GuestSource{WasmPath: cfg.WasmPath, CachePath: cfg.CachePath}
+	js := shell
 	if cfg.JSWasmPath != "" {
-		js, err := host.LoadGuest(cfg.JSWasmPath, cfg.JSCachePath)
-		if err != nil {
-			return 0, err
-		}
-		guests[wire.LangJavaScript] = js
+		js = host.GuestSource{WasmPath: cfg.JSWasmPath, CachePath: cfg.JSCachePath}
 	}
+	for _, src := range []host.GuestSource{shell, js} {
+		if _, err := os.Stat(src.WasmPath); err != nil {
+			return 0, fmt.Errorf("WASM file not found: %s", src.WasmPath)
+		}
+	}
+	sources := map[string]host.GuestSource{wire.LangShell: shell, wire.LangJavaScript: js}
 	hc := host.Config{
-		Tools:  cfg.Tools,
-		Guests: guests,
+		Tools:   cfg.Tools,
+		Sources: sources,
 		Limits: host.Limits{
 			Timeout:       time.Duration(cfg.TimeoutS * float64(time.Second)),
 			MemoryLimit:   cfg.MemoryLimit,
@@ -100,7 +102,7 @@ func SandboxNew(configJSON string) (h int64, err error) {
 		}
 		hc.Authorizer = a
 	}
-	sb, err := host.NewSandbox(g, hc)
+	sb, err := host.NewSandbox(nil, hc)
 	if err != nil {
 		return 0, err
 	}
