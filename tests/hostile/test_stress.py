@@ -10,7 +10,7 @@ import pytest
 from _hostile import check_child, run_isolated
 
 STRESS = r'''
-import random, queue, builtins
+import random, queue, builtins, re
 RUNS, THREADS, SLOTS = 1000, 16, 50
 rng = random.Random(7)
 
@@ -128,7 +128,15 @@ t0 = time.monotonic()
 threads = [threading.Thread(target=worker) for _ in range(THREADS)]
 for t in threads: t.start()
 for t in threads: t.join()
-emit(done=sum(counts.values()), counts=counts, mixed=mixed[:20], n_mixed=len(mixed), failures=failures[:20],
+def describe(entry):
+    """A mixed-output entry with the kind of the run it came from and of the run that showed it."""
+    n, sid, expected, got = entry
+    source = re.match(r"s\d+g\d+:(\d+)", got)
+    src = int(source.group(1)) if source else None
+    return {"run": n, "kind": plan[n][2], "sandbox": sid, "expected": expected, "got": got,
+            "from_run": src, "from_kind": plan[src][2] if src is not None else None}
+
+emit(done=sum(counts.values()), counts=counts, mixed=[describe(m) for m in mixed[:20]], n_mixed=len(mixed), failures=failures[:20],
      n_failures=len(failures), seconds=time.monotonic() - t0, has_cancel=has_cancel)
 for sb, _ in slots:
     sb.close()
