@@ -5,25 +5,20 @@ go 1.26.0
 require (
 	github.com/benhoyt/goawk v1.31.0
 	github.com/bytecodealliance/wasmtime-go/v39 v39.0.1
-	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
-	github.com/go-python/gopy v0.4.10
 	github.com/itchyny/gojq v0.12.20
 	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
-	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
-	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
+	github.com/go-python/gopy v0.4.10 // indirect
 	github.com/gonuts/commander v0.1.0 // indirect
 	github.com/gonuts/flag v0.1.0 // indirect
-	github.com/google/pprof v0.0.0-20230207041349-798e818bf904 // indirect
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	golang.org/x/mod v0.29.0 // indirect
 	golang.org/x/sync v0.17.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/telemetry v0.0.0-20251008203120-078029d740a8 // indirect
-	golang.org/x/text v0.3.8 // indirect
 	golang.org/x/tools v0.38.0 // indirect
 )
 

@@ -10,7 +10,7 @@ def main() -> None:
     with Sandbox(tools=[ToolDefinition("lookup", "Look a word up", {"type": "object"})]) as sb:
         sb.start(
             """
-            const words = ["wasm", "goja", "shell"];
+            const words = ["wasm", "quickjs", "shell"];
             const found = await Promise.all(words.map(w => lookup({word: w})));
             return found.join(" | ");
             """

@@ -16,7 +16,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
     [
         ("quick_start.py", ["SF: 62°C = 143.6°F", "3 cities", "Paris\nTokyo", "[error]: Execution timed out", "still works"]),
         ("capabilities.py", ["ok   {\"charged\":500", "permission_denied: Method 'mcp:stripe.charge' matched pattern", "permission_denied: Call limit exceeded", "remaining: 0"]),
-        ("step_resume.py", ["request", "wasm=4 | goja=4 | shell=5"]),
+        ("step_resume.py", ["request", "wasm=4 | quickjs=7 | shell=5"]),
     ],
 )
 def test_example(name: str, needles: list[str], tmp_path):

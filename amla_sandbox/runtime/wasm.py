@@ -141,13 +141,16 @@ def default_wasm_path() -> Path:
     return _wasm.get_wasm_path()
 
 
-def _js_wasm_path() -> Path | None:
+def _js_wasm_path() -> Path:
     """The JavaScript guest (QuickJS-NG): `$AMLA_JS_WASM_PATH`, else the
-    bundled file; None when neither exists (JavaScript then runs on the
-    default guest)."""
+    bundled file."""
     env = os.environ.get("AMLA_JS_WASM_PATH")
     path = Path(env) if env else Path(_wasm.__file__).resolve().parent / _wasm.JS_WASM_FILENAME
-    return path if path.is_file() else None
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"JavaScript guest not found at {path}. Reinstall amla-sandbox or set AMLA_JS_WASM_PATH."
+        )
+    return path
 
 
 def _resolve_wasm(wasm_path: Path | str | None) -> Path:
@@ -332,6 +335,7 @@ class Runtime:
         _check_positive_int("max_steps", config.max_steps)
         _check_positive_int("disk_quota", config.disk_quota)
         wasm = _resolve_wasm(config.wasm_path)
+        js_wasm = _js_wasm_path()
         if not config.trusted_authorities:
             raise RuntimeError(
                 "No trusted authorities configured. Use Runtime.for_testing() for development, "
@@ -355,7 +359,6 @@ class Runtime:
         except ValueError as e:
             raise ValueError(f"tools_json is not valid JSON: {e}") from None
         self._capabilities_list = list(config.capabilities)
-        js_wasm = _js_wasm_path()
         try:
             self._policy = go.PolicyNew(_caps_json(self._capabilities_list))
             # A call must be granted by the PCA as well as allowed by a
@@ -366,8 +369,8 @@ class Runtime:
                     {
                         "wasm_path": str(wasm),
                         "cache_path": _cache_path_for(wasm),
-                        "js_wasm_path": str(js_wasm) if js_wasm else "",
-                        "js_cache_path": _cache_path_for(js_wasm) if js_wasm else "",
+                        "js_wasm_path": str(js_wasm),
+                        "js_cache_path": _cache_path_for(js_wasm),
                         "tools": json.loads(config.tools_json),
                         "policy": self._policy,
                         "timeout": float(config.timeout),

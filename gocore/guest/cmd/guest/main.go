@@ -1,10 +1,11 @@
-// Command guest is the program that runs inside the WASM sandbox
-// (GOOS=wasip1 GOARCH=wasm). It reads its run's input from the host, then
-// runs the JavaScript or shell script it was given.
+// Command guest is the shell guest that runs inside the WASM sandbox
+// (GOOS=wasip1 GOARCH=wasm): the shell and its applets. It reads its run's
+// input from the host, then runs the shell script it was given.
 //
-// The two languages meet only through the host: JavaScript's shell() and
-// the shell's `node` applet ask it to start the other language as a child
-// process on the same files.
+// JavaScript runs on its own guest (QuickJS-NG, jsguest/). The two meet
+// only through the host: JavaScript's shell() and the shell's `node`
+// applet ask it to start the other language as a child process on the
+// same files.
 package main
 
 import (
@@ -18,7 +19,6 @@ import (
 	"amlasandbox/gocore/guest/applets"
 	"amlasandbox/gocore/guest/hostapi"
 	"amlasandbox/gocore/guest/hostcall"
-	"amlasandbox/gocore/guest/jsrt"
 	"amlasandbox/gocore/guest/shell"
 	"amlasandbox/gocore/wire"
 )
@@ -51,22 +51,16 @@ func run() {
 		debug.SetMemoryLimit(in.MemoryLimit * 3 / 4)
 	}
 	g := newGuest(in)
-	switch in.Language {
-	case wire.LangJavaScript:
-		code := in.Code
-		if in.HasStdin {
-			code = in.Stdin
-		}
-		hostcall.Exit(g.runJS(code, g.stdout, g.stderr))
-	case wire.LangShell:
-		hostcall.Exit(g.runShell(in.Code, strings.NewReader(in.Stdin), g.stdout, g.stderr, "/workspace"))
-	default:
-		fmt.Fprintf(g.stderr, "amla guest: unknown language %q\n", in.Language)
+	if in.Language != wire.LangShell {
+		// JavaScript runs on its own guest (jsguest/); the host never
+		// sends it here.
+		fmt.Fprintf(g.stderr, "amla shell guest: cannot run language %q\n", in.Language)
 		hostcall.Exit(2)
 	}
+	hostcall.Exit(g.runShell(in.Code, strings.NewReader(in.Stdin), g.stdout, g.stderr, "/workspace"))
 }
 
-// guest holds what both languages share within one run.
+// guest holds what one run of the shell needs.
 type guest struct {
 	in       wire.Input
 	stdout   io.Writer
@@ -85,26 +79,6 @@ func newGuest(in wire.Input) *guest {
 	g.registry = applets.Default()
 	g.registry.Register("node", g.nodeApplet)
 	return g
-}
-
-func (g *guest) runJS(code string, stdout, stderr io.Writer) int {
-	return jsrt.Run(code, jsrt.Options{
-		Stdout:       stdout,
-		Stderr:       stderr,
-		Tools:        g.tools,
-		ToolList:     g.in.Tools,
-		MaxCallStack: g.in.MaxCallStack,
-		// shell() is a child process the host starts: the shell guest on
-		// the same files, inside this run's time and memory budget.
-		Shell: func(cmd, stdin string) (string, string, int) {
-			res := hostcall.Spawn(wire.SpawnRequest{Language: wire.LangShell, Code: cmd, Stdin: stdin})
-			stderr := res.Stderr
-			if res.Error != "" && res.ExitCode != 0 {
-				stderr += "shell: " + res.Error + "\n"
-			}
-			return res.Stdout, stderr, res.ExitCode
-		},
-	})
 }
 
 func (g *guest) runShell(script string, stdin io.Reader, stdout, stderr io.Writer, dir string) int {
