@@ -191,7 +191,7 @@ const (
 	typeRefNull   = 0x63 // (ref null ht)
 )
 
-// readValType reads a value type and returns its raw encoding; for the
+// valType reads a value type and returns its raw encoding; for the
 // reference types with a heap type, first is 0x63/0x64.
 func (r *reader) valType() (first byte, raw []byte, err error) {
 	start := r.pos
@@ -238,7 +238,7 @@ func isNumeric(t byte) bool {
 	return t == typeI32 || t == typeI64 || t == typeF32 || t == typeF64
 }
 
-// skipConstExpr reads a constant expression up to and including its end
+// constExpr reads a constant expression up to and including its end
 // opcode and returns its raw bytes. It knows the MVP constants, global.get,
 // references, v128.const and the extended-const arithmetic.
 func (r *reader) constExpr() ([]byte, error) {
@@ -333,7 +333,7 @@ func appendMemLimits(dst []byte, l limits) []byte {
 	return appendULEB(dst, l.min)
 }
 
-// tableLimits skips a table type's limits (flags 0/1, or the table64 forms).
+// skipTableLimits skips a table type's limits (flags 0/1, or the table64 forms).
 func (r *reader) skipTableLimits() error {
 	flags, err := r.byte()
 	if err != nil {
