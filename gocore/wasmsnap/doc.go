@@ -28,7 +28,8 @@
 // set up as runs will be (same WASI preopens in the same order, same
 // environment; with epoch interruption on, a deadline), a linker with the
 // WASI imports and the host functions (init should call none that depend
-// on a run; stubs that trap make that explicit), and call
+// on a run; TrapImports defines them as functions that trap, naming
+// themselves, which makes that explicit), and call
 //
 //	snap, err := wasmsnap.Snapshot(store, linker, guestWasm,
 //		wasmsnap.CallExports("_initialize", "amla_init"))

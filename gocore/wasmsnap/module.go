@@ -370,9 +370,15 @@ type dataSeg struct {
 	raw     []byte // the whole entry as encoded
 }
 
+type funcImport struct {
+	module, name string
+	typeIndex    uint32
+}
+
 // module is what this package needs to know about a module.
 type module struct {
 	sections        []section
+	funcImports     []funcImport
 	importedGlobals uint32
 	importedMems    int
 	globals         []global
@@ -436,7 +442,10 @@ func (m *module) parseImports(r *reader) error {
 		}
 		switch kind {
 		case kindFunc:
-			_, err = r.u32()
+			var ti uint32
+			if ti, err = r.u32(); err == nil {
+				m.funcImports = append(m.funcImports, funcImport{module: mod, name: field, typeIndex: ti})
+			}
 		case kindTable:
 			if _, _, err = r.valType(); err == nil {
 				err = r.skipTableLimits()
@@ -637,4 +646,46 @@ func assemble(secs []section, replace map[byte][]byte) []byte {
 	}
 	emitMissingBefore(len(sectionRank) + 1)
 	return out
+}
+
+// funcTypes reads the type section of a module whose types are all plain
+// function types, as parameter and result value types.
+func funcTypes(secs []section) ([][2][]byte, error) {
+	for _, s := range secs {
+		if s.id != secType {
+			continue
+		}
+		r := &reader{buf: s.body, base: s.off, what: s.name()}
+		n, err := r.u32()
+		if err != nil {
+			return nil, err
+		}
+		out := make([][2][]byte, 0, n)
+		for i := uint32(0); i < n; i++ {
+			form, err := r.byte()
+			if err != nil {
+				return nil, err
+			}
+			if form != 0x60 {
+				return nil, r.errorf("type %d has form 0x%02x; only plain function types are supported", i, form)
+			}
+			var ft [2][]byte
+			for j := 0; j < 2; j++ {
+				count, err := r.u32()
+				if err != nil {
+					return nil, err
+				}
+				for k := uint32(0); k < count; k++ {
+					t, _, err := r.valType()
+					if err != nil {
+						return nil, err
+					}
+					ft[j] = append(ft[j], t)
+				}
+			}
+			out = append(out, ft)
+		}
+		return out, nil
+	}
+	return nil, nil
 }

@@ -414,3 +414,45 @@ func TestRewriteWithoutDataCount(t *testing.T) {
 		t.Error("the snapshot's memory differs from the captured memory")
 	}
 }
+
+func TestTrapImports(t *testing.T) {
+	engine := wasmtime.NewEngine()
+	orig := wat(t, `(module
+  (import "host" "get" (func $get (param i32 i64 f32 f64) (result i32)))
+  (import "host" "note" (func $note))
+  (import "other" "f" (func $f))
+  (memory 1)
+  (global $g (mut i32) (i32.const 0))
+  (func (export "init") (global.set $g (i32.const 7)))
+  (func (export "bad") (drop (call $get (i32.const 1) (i64.const 2) (f32.const 3) (f64.const 4))))
+  (func (export "g") (result i32) global.get $g))`)
+	linker := wasmtime.NewLinker(engine)
+	if err := TrapImports(linker, orig, "host"); err != nil {
+		t.Fatal(err)
+	}
+	if err := linker.FuncWrap("other", "f", func() {}); err != nil {
+		t.Fatal(err)
+	}
+	// Init that calls no host function snapshots fine.
+	snap, err := Snapshot(wasmtime.NewStore(engine), linker, orig, CallExports("init"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := wasmtime.NewStore(engine)
+	mod, err := wasmtime.NewModule(engine, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := linker.Instantiate(store, mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := call(t, store, inst, "g"); got != int32(7) {
+		t.Errorf("g = %v, want 7", got)
+	}
+	// Init that calls one fails, naming it.
+	_, err = Snapshot(wasmtime.NewStore(engine), linker, orig, CallExports("bad"))
+	if err == nil || !strings.Contains(err.Error(), "host function host.get was called during snapshot init") {
+		t.Fatalf("err = %v, want the trap naming host.get", err)
+	}
+}

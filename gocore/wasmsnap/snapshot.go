@@ -112,3 +112,62 @@ func CaptureInstance(store *wasmtime.Store, inst *wasmtime.Instance, wasm []byte
 	}
 	return c, nil
 }
+
+// TrapImports defines in linker every function that wasm imports from the
+// module namespace as one that traps, naming itself, when called. A host
+// uses it while taking a snapshot for its own host functions, which init
+// must not call (their effects would not be part of the snapshot).
+func TrapImports(linker *wasmtime.Linker, wasm []byte, namespace string) error {
+	m, err := parseModule(wasm)
+	if err != nil {
+		return fmt.Errorf("wasmsnap: trap imports: %w", err)
+	}
+	types, err := funcTypes(m.sections)
+	if err != nil {
+		return fmt.Errorf("wasmsnap: trap imports: %w", err)
+	}
+	kind := func(t byte) (*wasmtime.ValType, error) {
+		switch t {
+		case typeI32:
+			return wasmtime.NewValType(wasmtime.KindI32), nil
+		case typeI64:
+			return wasmtime.NewValType(wasmtime.KindI64), nil
+		case typeF32:
+			return wasmtime.NewValType(wasmtime.KindF32), nil
+		case typeF64:
+			return wasmtime.NewValType(wasmtime.KindF64), nil
+		case typeFuncref:
+			return wasmtime.NewValType(wasmtime.KindFuncref), nil
+		case typeExternref:
+			return wasmtime.NewValType(wasmtime.KindExternref), nil
+		}
+		return nil, fmt.Errorf("value type %s is not supported", typeName(t))
+	}
+	for _, imp := range m.funcImports {
+		if imp.module != namespace {
+			continue
+		}
+		if int(imp.typeIndex) >= len(types) {
+			return fmt.Errorf("wasmsnap: trap imports: %s.%s has type %d, the module declares %d", imp.module, imp.name, imp.typeIndex, len(types))
+		}
+		var sig [2][]*wasmtime.ValType
+		for j, list := range types[imp.typeIndex] {
+			for _, t := range list {
+				vt, err := kind(t)
+				if err != nil {
+					return fmt.Errorf("wasmsnap: trap imports: %s.%s: %w", imp.module, imp.name, err)
+				}
+				sig[j] = append(sig[j], vt)
+			}
+		}
+		msg := fmt.Sprintf("host function %s.%s was called during snapshot init", imp.module, imp.name)
+		err := linker.FuncNew(imp.module, imp.name, wasmtime.NewFuncType(sig[0], sig[1]),
+			func(*wasmtime.Caller, []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
+				return nil, wasmtime.NewTrap(msg)
+			})
+		if err != nil {
+			return fmt.Errorf("wasmsnap: trap imports: defining %s.%s: %w", imp.module, imp.name, err)
+		}
+	}
+	return nil
+}
