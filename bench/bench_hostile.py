@@ -50,6 +50,14 @@ def tmp_note():
                 pass
     return f"(host temp dir {total / MiB:.0f} MiB)"
 
+def warm(*sandboxes):
+    """One JS and one shell run first, so that instantiating the guests is not
+    counted as the attack's cost (returns the first sandbox)."""
+    for sb in sandboxes:
+        sb.execute("1")
+        sb.shell("true")
+    return sandboxes[0]
+
 def tool(name, **props):
     return ToolDefinition(name=name, description=name,
                           parameters={"type": "object", "properties": {k: {"type": v} for k, v in props.items()}})
@@ -108,30 +116,37 @@ class Attack:
 ATTACKS = [
     Attack("JS infinite loop `while(true){}`", "timeout=2", """
 sb = Sandbox(timeout=2)
+warm(sb)
 measure(lambda: sb.execute("while (true) {}"))
 """),
     Attack("shell `sleep 1d`", "timeout=2", """
 sb = Sandbox(timeout=2)
+warm(sb)
 measure(lambda: sb.shell("sleep 1d"))
 """),
     Attack("shell `timeout 5 sleep 100`", "timeout=2", """
 sb = Sandbox(timeout=2)
+warm(sb)
 measure(lambda: sb.shell("timeout 5 sleep 100"))
 """),
     Attack("JS `setTimeout` of 1 day", "timeout=2", """
 sb = Sandbox(timeout=2)
+warm(sb)
 measure(lambda: sb.execute("await new Promise(r => setTimeout(r, 86400000))"))
 """),
     Attack("JS `await shell('sleep 100')`", "timeout=2", """
 sb = Sandbox(timeout=2)
+warm(sb)
 measure(lambda: sb.execute("await shell('sleep 100')"))
 """),
     Attack("shell `yes` flood", "timeout=2, max_output_size default (32 MiB)", """
 sb = Sandbox(timeout=2)
+warm(sb)
 measure(lambda: sb.shell("yes"))
 """),
     Attack("4 concurrent `yes` floods (4 sandboxes, 4 threads)", "timeout=2, memory_limit=64 MiB each", """
 sbs = [Sandbox(timeout=2, memory_limit=64 * MiB) for _ in range(4)]
+warm(*sbs)
 def all4():
     errors = []
     def one(sb):
@@ -147,25 +162,30 @@ measure(all4)
 """),
     Attack("JS `console.log` flood (64 MiB)", "max_output_size=1 MiB", """
 sb = Sandbox(timeout=30, max_output_size=1 * MiB)
+warm(sb)
 measure(lambda: sb.execute("const s = 'x'.repeat(1 << 16); for (let i = 0; i < 1024; i++) console.log(s)"))
 """),
     Attack("JS allocation bomb", "memory_limit=64 MiB", """
 sb = Sandbox(memory_limit=64 * MiB, timeout=30)
+warm(sb)
 measure(lambda: sb.execute("const a = []; while (true) a.push('x'.repeat(1 << 20) + Math.random())"))
 """),
     Attack("200 denied calls with 1 MiB params", "memory_limit=64 MiB, constraint amount<=1000", """
 caps = [MethodCapability(method_pattern="mcp:transfer", constraints=ConstraintSet([Param("amount") <= 1000]))]
 sb = Sandbox(tools=[tool("transfer", amount="integer")], capabilities=caps, tool_handler=lambda m, p: p,
              timeout=60, memory_limit=64 * MiB)
+warm(sb)
 measure(lambda: sb.execute("const b = 'x'.repeat(1 << 20); let n = 0; for (let i = 0; i < 200; i++) await transfer({amount: 5000, b}).catch(() => n++); console.log(n)"))
 """),
     Attack("JS writes 1 MiB files in a loop (up to 2 GiB)", "disk_quota=64 MiB", """
 sb = Sandbox(timeout=60, disk_quota=64 * MiB)
+warm(sb)
 measure(lambda: sb.execute("const c = 'x'.repeat(1 << 20); try { for (let i = 0; i < 2000; i++) await fs.writeFile('/workspace/f' + i, c) } catch (e) { console.log(e.code) }"),
         note=tmp_note)
 """),
     Attack("shell `yes > /workspace/big` (endless)", "disk_quota=64 MiB, timeout=20", """
 sb = Sandbox(timeout=20, disk_quota=64 * MiB)
+warm(sb)
 measure(lambda: sb.shell("yes > /workspace/big; echo rc=$?"), note=tmp_note)
 """),
     Attack("60 tool calls in one run", "max_steps=50 (Runtime)", """
@@ -174,18 +194,22 @@ auth = EphemeralAuthority()
 rt = Runtime(RuntimeConfig(pca_bytes=auth.create_pca(capabilities=["tool_call:**"]).to_cbor(),
     trusted_authorities=[auth.public_key_hex()], capabilities=[MethodCapability(method_pattern="**")],
     tool_handler=lambda m, p: 1, tools_json=json.dumps([tool("t").to_dict()]), max_steps=50, timeout=30))
+rt.execute("true")
 measure(lambda: rt.execute("for i in $(seq 60); do tool t > /dev/null; done"))
 """),
     Attack("params with a lone surrogate key", "payload check at the Go boundary", r"""
 sb = Sandbox(tools=[tool("get_weather", city="string")], tool_handler=lambda m, p: p, timeout=30)
+warm(sb)
 measure(lambda: sb.execute(r"try { await get_weather({city: 'SF', ['\ud800']: 1}) } catch (e) { console.log('caught') }"))
 """),
     Attack("params nested 3,000 deep", "payload check at the Go boundary", """
 sb = Sandbox(tools=[tool("get_weather", city="string")], tool_handler=lambda m, p: p, timeout=30)
+warm(sb)
 measure(lambda: sb.execute("let o = 1; for (let i = 0; i < 3000; i++) o = [o]; try { await get_weather({city: 'SF', x: o}) } catch (e) { console.log('caught') }"))
 """),
     Attack("`close()` from another thread during `sleep 100`", "close within 100 ms", """
 sb = Sandbox(timeout=30)
+warm(sb)
 clock = {}
 def closer():
     time.sleep(0.5)
@@ -200,6 +224,7 @@ measure(lambda: sb.shell("sleep 100"), clock, closed_note)
 """),
     Attack("`asyncio.wait_for(execute_async('while(true){}'), 0.5)`", "cancellation within 100 ms", """
 sb = Sandbox(timeout=30)
+warm(sb)
 clock = {}
 async def main():
     async def stamp():
@@ -211,6 +236,7 @@ measure(lambda: asyncio.run(main()), clock)
 """),
     Attack("SIGINT during `while(true){}`", "timeout=30; Ctrl-C within 1 s", """
 sb = Sandbox(timeout=30)
+warm(sb)
 clock = {}
 def interrupt():
     time.sleep(0.5)
@@ -256,6 +282,10 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", help="substrings of attack names to run")
     args = ap.parse_args()
     attacks = [a for a in ATTACKS if not args.only or any(s.lower() in a.name.lower() for s in args.only)]
+    # Compile and cache the guests once, outside every measurement.
+    warmup = run_attack(Attack("warm-up", "", "sb = Sandbox()\nwarm(sb)\nmeasure(lambda: None)"), 600)
+    if "rss_after" not in warmup:
+        print(f"warm-up failed: {warmup['outcome']}", file=sys.stderr)
     print("| Attack | Limit | Outcome | Time to stop | Host RSS after | Peak RSS growth |")
     print("|---|---|---|---|---|---|")
     for attack in attacks:

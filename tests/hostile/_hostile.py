@@ -151,8 +151,8 @@ def _reports(out: str) -> list[dict[str, Any]]:
 
 
 def warm_module_cache() -> None:
-    """Create one sandbox (compiling and caching the guest if needed)."""
-    run_isolated("Sandbox().close()\nemit(warm=True)", 300)
+    """Run JavaScript and shell once (compiling and caching both guests if needed)."""
+    run_isolated("sb = Sandbox()\nsb.execute('1')\nsb.shell('true')\nsb.close()\nemit(warm=True)", 300)
 
 
 # -- assertions on reported outcomes -----------------------------------------------------------

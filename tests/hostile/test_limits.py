@@ -22,6 +22,8 @@ SCENARIOS = {
     # four concurrent `yes` floods, one sandbox each, timeout=2, memory_limit=64 MiB
     "yes_floods": r'''
 sandboxes = [Sandbox(timeout=2, memory_limit=64 * MiB) for _ in range(4)]
+for sb in sandboxes:  # instantiate the guests before measuring
+    sb.shell("true")
 outcomes = [None] * 4
 def flood(i):
     outcomes[i] = attempt(lambda: len(sandboxes[i].shell("yes")))
@@ -52,6 +54,7 @@ emit(after=attempt(lambda: sb.execute("console.log(1)")))
 ''',
     "stdout_cap_shell_flood": r'''
 sb = Sandbox(timeout=5, max_output_size=1 * MiB, memory_limit=64 * MiB)
+sb.shell("true")  # instantiate the guest before measuring
 out = measure_rss(lambda: ends(sb.shell("yes")))
 res = sb.last_result
 emit(first=out, stdout_len=out["value"]["len"] if out["ok"] else None,

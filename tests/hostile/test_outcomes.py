@@ -61,6 +61,7 @@ def test_memory_bomb_is_a_memory_limit_error(name: str) -> None:
         run_isolated(
             f"""
 sb = Sandbox(memory_limit=64 * 1024 * 1024, timeout=20)
+sb.execute("1")  # instantiate the guest before measuring
 emit(first=measure_rss(lambda: sb.execute({code!r})))
 emit(stderr=sb.last_stderr[-2000:])
 emit(after=attempt(lambda: sb.execute("console.log(1)")))
