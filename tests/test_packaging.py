@@ -136,6 +136,7 @@ def test_core_built_for_another_python_is_named(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)
 def test_sdist_installs_in_a_fresh_venv_and_runs_the_quick_start(sdist: Path, tmp_path: Path) -> None:
     py = _new_venv(tmp_path / "venv")
     env = _clean_env()
@@ -159,6 +160,7 @@ def test_sdist_installs_in_a_fresh_venv_and_runs_the_quick_start(sdist: Path, tm
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)
 def test_editable_install_builds_the_core_and_changes_only_build_outputs(unpacked: Path, tmp_path: Path) -> None:
     tree = tmp_path / "src"
     shutil.copytree(unpacked, tree)
@@ -185,6 +187,7 @@ def test_editable_install_builds_the_core_and_changes_only_build_outputs(unpacke
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)
 def test_build_refuses_to_rewrite_go_sum(unpacked: Path, tmp_path: Path) -> None:
     tree = tmp_path / "src"
     shutil.copytree(unpacked, tree)
