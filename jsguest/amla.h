@@ -55,6 +55,10 @@ int amla_add_text_natives(JSContext *ctx, JSValueConst native);
  * valid). */
 int amla_json_too_deep(const char *s, size_t n);
 
+/* Math.random from a generator reseeded every run (random.c). */
+int amla_install_random(JSContext *ctx);
+void amla_random_seed(void);
+
 /* Helpers shared by the natives. */
 
 /* amla_set_func defines obj[name] as a C function; -1 on failure. */

@@ -406,6 +406,8 @@ EXPORT("amla_init") int32_t amla_init(void)
     ctx = JS_NewContext(rt);
     if (!ctx)
         return init_failed("out of memory");
+    if (amla_install_random(ctx) < 0)
+        return init_failed("installing Math.random");
 
     JSValue fn = JS_ReadObject(ctx, amla_prelude_bytecode, amla_prelude_bytecode_len,
                                JS_READ_OBJ_BYTECODE);
@@ -646,6 +648,7 @@ EXPORT("amla_run") int32_t amla_run(void)
         return 1;
     }
     JS_UpdateStackTop(rt);
+    amla_random_seed(); /* not in amla_init: a snapshot would freeze it */
     run_start_ms = monotonic_ms();
     main_promise = JS_UNDEFINED;
 

@@ -490,3 +490,32 @@ func PrecompilePortable(wasmPath, outPath string) (time.Duration, error) {
 	}
 	return time.Since(start), nil
 }
+
+// compileSecondsPerMB brackets Cranelift's compile time per MB of guest on
+// a 2-core x86_64 machine (26.5 MB guest: 18.6 s idle to 47.5 s loaded);
+// used only to tell the user what to expect.
+var compileSecondsPerMB = [2]float64{0.7, 1.8}
+
+// AnnounceCompile writes the one line a user sees while a guest compiles
+// (the same line runtime/cache.py prints); pass it to EnsureCached from
+// code that compiles lazily, when Python cannot know a compile is coming.
+func AnnounceCompile(dir, wasmPath string) func(waiting bool) {
+	return func(waiting bool) {
+		fmt.Fprintln(os.Stderr, compileNote(dir, wasmPath, waiting))
+	}
+}
+
+func compileNote(dir, wasmPath string, waiting bool) string {
+	mb := 0.0
+	if st, err := os.Stat(wasmPath); err == nil {
+		mb = float64(st.Size()) / 1e6
+	}
+	lo := max(1, int(mb*compileSecondsPerMB[0]+0.5))
+	hi := max(1, int(mb*compileSecondsPerMB[1]+0.5))
+	what := "compiling"
+	if waiting {
+		what = "waiting for another process compiling"
+	}
+	return fmt.Sprintf("amla-sandbox: %s the %s guest for this machine, once per install (usually %d-%d s; cached in %s)",
+		what, filepath.Base(wasmPath), lo, hi, dir)
+}

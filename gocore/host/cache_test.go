@@ -338,3 +338,23 @@ func TestPrecompilePortableLoadsInTheRuntimeEngine(t *testing.T) {
 		t.Fatalf("missing guest: err = %v", err)
 	}
 }
+
+func TestCompileNote(t *testing.T) {
+	dir := t.TempDir()
+	wasm := filepath.Join(dir, "amla_js.wasm")
+	if err := os.WriteFile(wasm, make([]byte, 10_000_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		waiting bool
+		want    string
+	}{
+		{false, "amla-sandbox: compiling the amla_js.wasm guest for this machine, once per install (usually 7-18 s; cached in /c)"},
+		{true, "amla-sandbox: waiting for another process compiling the amla_js.wasm guest for this machine, once per install (usually 7-18 s; cached in /c)"},
+	}
+	for _, tt := range tests {
+		if got := compileNote("/c", wasm, tt.waiting); got != tt.want {
+			t.Errorf("got  %q\nwant %q", got, tt.want)
+		}
+	}
+}

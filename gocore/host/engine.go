@@ -62,9 +62,6 @@ type GuestModule struct {
 	// reactor: the module exports amla_run (and amla_init); otherwise it
 	// is a WASI command run through _start.
 	reactor bool
-	// initialized: the module is a snapshot taken after amla_init, so a
-	// run calls amla_run only.
-	initialized bool
 }
 
 // classify notes how the module is entered: a command (it exports

@@ -402,3 +402,49 @@ func TestDiskQuota(t *testing.T) {
 		t.Fatal("refused after the file was removed")
 	}
 }
+
+// TestSnapshotReactorGuest: the test guest built as a reactor and
+// snapshotted after its set-up runs scripts like the command build does,
+// each run on a fresh instance.
+func TestSnapshotReactorGuest(t *testing.T) {
+	dir := t.TempDir()
+	wasm := filepath.Join(dir, "reactor.wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", wasm, "./testdata/testguest")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatal(string(out))
+	}
+	raw, err := os.ReadFile(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := SnapshotGuest(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapPath := filepath.Join(dir, "snap.wasm")
+	os.WriteFile(snapPath, snap, 0o644)
+	g, err := LoadGuest(snapPath, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.reactor {
+		t.Fatal("the snapshot is not entered as a reactor")
+	}
+	sb, err := NewSandbox(g, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	for i := 0; i < 2; i++ {
+		if res := run(t, sb, "echo snap", nil); res.Stdout != "snap\n" || res.ExitCode != 0 {
+			t.Fatalf("run %d: %+v", i, res)
+		}
+	}
+	if res := run(t, sb, `call mcp:echo {"a":1}`, func(ev wire.Event) (string, error) { return string(ev.Params), nil }); res.Stdout != "ok {\"a\":1}\n" {
+		t.Fatalf("tool call: %+v", res)
+	}
+	if res := run(t, sb, "exit200", nil); res.ExitCode != 200 {
+		t.Fatalf("exit status: %+v", res)
+	}
+}

@@ -92,17 +92,7 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	if err := wasi.SetStderrFile(runtimeLog); err != nil {
 		return fail("%v", err)
 	}
-	root := r.sb.Root()
-	preopens := []struct {
-		host, guest string
-		dir         wasmtime.WasiDirPerms
-		file        wasmtime.WasiFilePerms
-	}{
-		{root, "/", wasmtime.DIR_READ, wasmtime.FILE_READ},
-		{filepath.Join(root, "workspace"), "/workspace", wasmtime.DIR_READ | wasmtime.DIR_WRITE, wasmtime.FILE_READ | wasmtime.FILE_WRITE},
-		{filepath.Join(root, "tmp"), "/tmp", wasmtime.DIR_READ | wasmtime.DIR_WRITE, wasmtime.FILE_READ | wasmtime.FILE_WRITE},
-	}
-	for _, pre := range preopens {
+	for _, pre := range preopens(r.sb.Root()) {
 		_ = os.MkdirAll(pre.host, 0o700)
 		if err := wasi.PreopenDir(pre.host, pre.guest, pre.dir, pre.file); err != nil {
 			return fail("preopening %s: %v", pre.guest, err)
@@ -128,8 +118,7 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 var errNoEntry = errors.New("exports neither _start nor amla_run")
 
 // enter runs the process: _start of a command module, or the reactor's
-// exports (its init ones only when the module is not a snapshot taken
-// after them).
+// exports in order.
 func (r *Run) enter(p *proc, g *GuestModule, inst *wasmtime.Instance, store *wasmtime.Store) error {
 	if !g.reactor {
 		start := inst.GetFunc(store, wire.ExportStart)
@@ -139,12 +128,12 @@ func (r *Run) enter(p *proc, g *GuestModule, inst *wasmtime.Instance, store *was
 		_, err := start.Call(store)
 		return err
 	}
-	if !g.initialized {
-		for _, name := range []string{wire.ExportInitialize, wire.ExportInit} {
-			if f := inst.GetFunc(store, name); f != nil {
-				if _, err := f.Call(store); err != nil {
-					return err
-				}
+	// A snapshot (amla-snapshot) no longer exports _initialize, and its
+	// amla_init finds the set-up done and returns at once.
+	for _, name := range []string{wire.ExportInitialize, wire.ExportInit} {
+		if f := inst.GetFunc(store, name); f != nil {
+			if _, err := f.Call(store); err != nil {
+				return err
 			}
 		}
 	}

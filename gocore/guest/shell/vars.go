@@ -1,6 +1,7 @@
 package shell
 
 import (
+	crand "crypto/rand"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -99,7 +101,7 @@ func (e env) Get(name string) expand.Variable {
 	case "PWD":
 		return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: r.dir}
 	case "RANDOM":
-		return str(strconv.Itoa(rand.IntN(32768)))
+		return str(strconv.Itoa(randomN(32768)))
 	case "SECONDS":
 		return str(strconv.Itoa(int(time.Since(r.started).Seconds())))
 	case "FUNCNAME":
@@ -284,4 +286,21 @@ func (o *shellOpts) letter(c byte) *bool {
 		return &o.verbose
 	}
 	return nil
+}
+
+// $RANDOM's generator is seeded from crypto/rand on first use in a run,
+// not at package init: the guest may start from a snapshot taken after
+// init, where a generator seeded then would repeat in every run.
+var shellRand struct {
+	once sync.Once
+	r    *rand.Rand
+}
+
+func randomN(n int) int {
+	shellRand.once.Do(func() {
+		var seed [32]byte
+		_, _ = crand.Read(seed[:])
+		shellRand.r = rand.New(rand.NewChaCha8(seed))
+	})
+	return shellRand.r.IntN(n)
 }

@@ -16,6 +16,14 @@ import (
 
 var sink [][]byte
 
+// amlaRun is the entry of the reactor build (-buildmode=c-shared).
+//
+//go:wasmexport amla_run
+func amlaRun() int32 {
+	main()
+	return 0
+}
+
 func main() {
 	in, err := hostcall.ReadInput()
 	if err != nil {
