@@ -33,7 +33,7 @@ import sys
 import sysconfig
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -43,6 +43,7 @@ from setuptools.dist import Distribution
 
 ROOT = Path(__file__).resolve().parent
 GUEST_PKG = "./gocore/guest/cmd/guest"
+SNAPSHOT_PKG = "./gocore/cmd/amla-snapshot"
 CORE_PKG = "./gocore/pycore"
 WASM_NAME = "amla_sandbox.wasm"
 JS_WASM_NAME = "amla_js.wasm"
@@ -196,7 +197,7 @@ def build_extension(go: str, src: Path, env: dict[str, str], core: Path) -> None
         _install(out / name, core / name)
 
 
-def build_js_guest(pkg: Path, tmp: Path) -> str:
+def build_js_guest(pkg: Path, tmp: Path, snapshot: Callable[[Path], None]) -> str:
     """Build jsguest/ (QuickJS-NG) when that part of the tree exists.
     Returns the licence notice of the QuickJS-NG source it used.
 
@@ -215,6 +216,7 @@ def build_js_guest(pkg: Path, tmp: Path) -> str:
     work.mkdir(parents=True, exist_ok=True)
     out = tmp / JS_WASM_NAME
     mod.build(out, work)
+    snapshot(out)
     _install(out, pkg / JS_WASM_NAME)
     return _quickjs_notice(work)
 
@@ -327,14 +329,23 @@ def build_go(dest: Path, precompile: bool = False, inplace: bool = False) -> Non
         # Build tools, pinned by go.mod's tool directives.
         run([go, "build", "-o", str(tmp / "bin") + os.sep, "github.com/go-python/gopy", "golang.org/x/tools/cmd/goimports"], src, env)
 
+        # The snapshot tool: each guest is a reactor whose one-time set-up
+        # (runtime and package init; for JavaScript, the engine and its
+        # prelude) runs here, once, instead of in every run.
+        run([go, "build", "-o", str(tmp / "bin") + os.sep, SNAPSHOT_PKG], src, dict(env, CGO_ENABLED="1"))
+
+        def snapshot(wasm: Path) -> None:
+            run([str(tmp / "bin" / "amla-snapshot"), str(wasm), str(wasm)], src, env)
+
         # The shell guest.
         wasm_env = dict(env, GOOS="wasip1", GOARCH="wasm", CGO_ENABLED="0")
-        run([go, "build", "-trimpath", "-ldflags=-s -w", "-o", str(tmp / WASM_NAME), GUEST_PKG], src, wasm_env)
+        run([go, "build", "-trimpath", "-ldflags=-s -w", "-buildmode=c-shared", "-o", str(tmp / WASM_NAME), GUEST_PKG], src, wasm_env)
+        snapshot(tmp / WASM_NAME)
         _install(tmp / WASM_NAME, pkg / WASM_NAME)
 
         build_extension(go, src, env, core)
         try:
-            js_notice = build_js_guest(pkg, tmp)
+            js_notice = build_js_guest(pkg, tmp, snapshot)
         except Exception as e:
             if not inplace:
                 raise
