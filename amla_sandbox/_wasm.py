@@ -18,11 +18,17 @@ def get_wasm_path() -> Path:
     return Path(__file__).resolve().parent / WASM_FILENAME
 
 
+def get_js_wasm_path() -> Path:
+    """The JavaScript guest: `$AMLA_JS_WASM_PATH` if set, else the bundled file."""
+    env = os.environ.get("AMLA_JS_WASM_PATH")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent / JS_WASM_FILENAME
+
+
 def bundled_guests() -> list[Path]:
-    """The guest modules shipped with this installation that exist."""
-    here = Path(__file__).resolve().parent
-    guests = [get_wasm_path(), here / JS_WASM_FILENAME]
-    return [g for g in guests if g.is_file()]
+    """The guest modules this installation uses (that exist)."""
+    return [g for g in (get_wasm_path(), get_js_wasm_path()) if g.is_file()]
 
 
 def is_wasm_available() -> bool:

@@ -134,7 +134,7 @@ def prune_cache(cache_dir: Path | None = None, max_bytes: int | None = None) -> 
 
 def _announce(wasm: Path, cache_dir: Path) -> None:
     mb = wasm.stat().st_size / 1e6
-    lo, hi = (max(1, round(mb * r)) for r in _COMPILE_S_PER_MB)
+    lo, hi = (max(1, int(mb * r + 0.5)) for r in _COMPILE_S_PER_MB)  # as gocore/host compileNote
     print(
         f"amla-sandbox: compiling the {wasm.name} guest for this machine, once per install "
         f"(usually {lo}-{hi} s; cached in {cache_dir})",
@@ -170,30 +170,44 @@ def _seed_from_shipped(target: Path) -> bool:
         return False
 
 
-def cache_path_for(wasm: Path) -> str:
+_pruned_once = False
+
+
+def _prune_once(cache_dir: Path) -> None:
+    """Prune at most once per process (a directory listing and some stats)."""
+    global _pruned_once
+    if _pruned_once:
+        return
+    _pruned_once = True
+    try:
+        prune_cache(cache_dir)
+    except (OSError, builtins.RuntimeError):
+        pass  # pruning is housekeeping; the sandbox works without it
+
+
+def cache_path_for(wasm: Path, compile: bool = True) -> str:
     """The artifact for `wasm`: from the cache, else the one the wheel
-    ships, else compiled into the cache now (with a one-line note on
-    stderr). "" when no cache can be used: the sandbox then compiles in
-    memory, and the engine reports any error in the guest itself."""
+    ships, else (with `compile`) compiled into the cache now with a
+    one-line note on stderr. With `compile=False` the path is returned
+    for the engine to fill when it first needs the guest (gocore/host:
+    EnsureCached with AnnounceCompile prints the same note). "" when no
+    cache can be used: the sandbox then compiles in memory, and the engine
+    reports any error in the guest itself."""
     try:
         cache_dir = get_cache_dir()
         found = json.loads(_go().CacheLookup(str(cache_dir), str(wasm)))
     except (OSError, builtins.RuntimeError):
         return ""
+    _prune_once(cache_dir)
     if found["present"]:
         return str(found["path"])
-    if _seed_from_shipped(Path(found["path"])):
+    if _seed_from_shipped(Path(found["path"])) or not compile:
         return str(found["path"])
     _announce(wasm, cache_dir)
     try:
         entry = json.loads(_go().CacheEnsure(str(cache_dir), str(wasm)))
     except builtins.RuntimeError:
         return ""
-    if entry["compiled"]:
-        try:
-            prune_cache(cache_dir)
-        except (OSError, builtins.RuntimeError):
-            pass  # pruning is housekeeping; the sandbox works without it
     return str(entry["path"])
 
 
