@@ -89,6 +89,14 @@ class _CoroutineError(Exception):
     pass
 
 
+def _describe(value: object) -> str:
+    """str(value), or a stand-in when its __str__ itself fails."""
+    try:
+        return str(value)
+    except Exception as e:
+        return f"<{type(value).__name__} whose str() failed: {type(e).__name__}>"
+
+
 class ToolPipeline:
     """Calls one tool handler for requests and shapes its outcome."""
 
@@ -116,7 +124,7 @@ class ToolPipeline:
     def _failure(self, req: ToolRequest, message: str) -> Answer:
         text = f"Tool '{req.method}' failed: {message}"
         if self.show_params:
-            shown = str(req.params)
+            shown = _describe(req.params)
             text += f"\nParameters: {shown[:200]}{'...' if len(shown) > 200 else ''}"
         return Answer(code=CODE_INTERNAL, error=text)
 
@@ -142,7 +150,7 @@ class ToolPipeline:
                         "Use execute_async() instead of execute() for async handlers."
                     )
         except Exception as e:  # the script sees it; Python does not raise
-            return self._failure(req, str(e))
+            return self._failure(req, _describe(e))
         return self._encoded(req, value)
 
     async def call_async(self, req: ToolRequest) -> Answer:
@@ -153,7 +161,7 @@ class ToolPipeline:
             if inspect.isawaitable(value):
                 value = await value
         except Exception as e:
-            return self._failure(req, str(e))
+            return self._failure(req, _describe(e))
         return self._encoded(req, value)
 
     def _drive(self, value: Awaitable[Any]) -> Any:

@@ -440,7 +440,10 @@ class Runtime:
         text, err = encode_result({} if params is None else params)
         if err is not None:
             return False
-        return _go().PolicyCheck(self._policy, method, text) == ""
+        try:
+            return _go().PolicyCheck(self._policy, method, text) == ""
+        except (UnicodeError, ValueError):
+            return False  # text Go cannot take (a lone surrogate) is no call anyone allowed
 
     def get_capabilities(self) -> list[ToolCallCap]:
         return list(self._capabilities_list)
@@ -527,12 +530,17 @@ class Runtime:
             raise builtins.RuntimeError(
                 "a run is already in progress on this sandbox: finish it (result()) or cancel() it first"
             )
+        go = _go()
         try:
-            _go().SandboxStart(
+            # A run whose driver gave up on it (a cancelled task, an error in
+            # a handler) may still be ending: stop it so this one can start.
+            go.SandboxCancel(self._handle)
+            go.SandboxStart(
                 self._handle, language, safe_text(code), safe_text(stdin or ""), stdin is not None, on_output is not None
             )
         except builtins.RuntimeError as e:
             raise RuntimeError(str(e)) from None
+        self._last = None
         self._running = True
         self._on_output = on_output
         self._audit("command_create", {"language": language, "code_bytes": len(code)})
@@ -547,7 +555,12 @@ class Runtime:
             if self._on_output is not None and ev.get("stream") == "stdout":
                 self._on_output(ev.get("data", ""))
         elif kind == "done":
-            self._finish(ev.get("result") or {})
+            result = ev.get("result") or {}
+            if ev.get("output_apart"):
+                go = _go()
+                result["stdout"] = go.SandboxTakeOutput(self._handle, "stdout")
+                result["stderr"] = go.SandboxTakeOutput(self._handle, "stderr")
+            self._finish(result)
         return ev
 
     @staticmethod
@@ -719,7 +732,11 @@ class Runtime:
             self._release_lock()
 
     def _outcome(self) -> RunResult:
-        assert self._last is not None
+        if self._last is None:
+            # The run was taken away (close() from another thread).
+            if not self._handle:
+                raise builtins.RuntimeError("Sandbox not initialized")
+            raise RuntimeError("Runtime error: the run ended without a result")
         self._last._raise_for_error()
         return self._last
 

@@ -35,7 +35,9 @@ func newLinker(eng *wasmtime.Engine) (*wasmtime.Linker, error) {
 		}},
 		{wire.FnOutput, func(c *wasmtime.Caller, fd, ptr, n int32) (trap *wasmtime.Trap) {
 			defer guard(wire.FnOutput, &trap)
-			b, trap := guestBytes(c, ptr, n)
+			// write copies only what it keeps (nothing once a stream is at
+			// its cap), so a flood makes no garbage in the host.
+			b, trap := guestView(c, ptr, n)
 			if trap != nil {
 				return trap
 			}
@@ -134,6 +136,17 @@ func memoryOf(c *wasmtime.Caller) []byte {
 		return nil
 	}
 	return ext.Memory().UnsafeData(c)
+}
+
+// guestView returns guest memory [ptr, ptr+n) itself: valid only until
+// the guest runs again (or grows its memory), so callers copy what they keep.
+func guestView(c *wasmtime.Caller, ptr, n int32) ([]byte, *wasmtime.Trap) {
+	mem := memoryOf(c)
+	start, end := int64(uint32(ptr)), int64(uint32(ptr))+int64(uint32(n))
+	if end > int64(len(mem)) {
+		return nil, wasmtime.NewTrap("amla: guest buffer out of bounds")
+	}
+	return mem[start:end], nil
 }
 
 // guestBytes returns a copy of guest memory [ptr, ptr+n).

@@ -76,12 +76,9 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	store.Limiter(memLimit, -1, -1, -1, -1)
 	r.ctl.attach(store)
 
-	scratch, err := os.MkdirTemp(r.sb.base, "proc-")
-	if err != nil {
-		return fail("creating a scratch directory: %v", err)
-	}
-	defer os.RemoveAll(scratch)
-	runtimeLog := filepath.Join(scratch, "guest-runtime.log")
+	// One file per nesting level, reused run after run (a sandbox runs one
+	// script at a time): opening it truncates it.
+	runtimeLog := filepath.Join(r.sb.base, fmt.Sprintf("guest-stderr-%d.log", p.depth))
 
 	wasi := wasmtime.NewWasiConfig()
 	wasi.SetArgv([]string{"amla-guest"})

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unsafe"
 
 	"amlasandbox/gocore/wire"
 )
@@ -84,8 +85,8 @@ func (r *Run) execute() {
 	if r.fatal != nil {
 		res.ExitCode, res.ErrorKind, res.Error = r.fatal.ExitCode, r.fatal.ErrorKind, r.fatal.Error
 	}
-	res.Stdout = r.stdout.String()
-	res.Stderr = r.stderr.String() + res.Stderr
+	res.Stdout = r.stdout.Take()
+	res.Stderr = r.stderr.Take() + res.Stderr
 	res.ToolCalls = r.calls
 	if res.ToolCalls == nil {
 		res.ToolCalls = []wire.ToolCall{}
@@ -154,7 +155,7 @@ func (r *Run) Step(timeout time.Duration, take bool) wire.Event {
 			res := r.result
 			return wire.Event{Kind: wire.EventDone, Result: &res}
 		}
-		if r.blocked > 0 && len(r.handed) > 0 {
+		if r.blocked > 0 && len(r.handed) > 0 && !r.stopped() {
 			ids := make([]int64, 0, len(r.handed))
 			for id := range r.handed {
 				ids = append(ids, id)
@@ -200,8 +201,11 @@ func (r *Run) settle(id int64, a wire.ToolAnswer) error {
 	defer r.mu.Unlock()
 	p, ok := r.owner[id]
 	if !ok {
-		if r.finished || (id > 0 && id <= r.nextID) {
-			return nil // the run ended, or the request was answered already
+		switch {
+		case r.finished || r.stopped():
+			return nil // the run ended (or is ending): nobody waits for this answer
+		case id > 0 && id <= r.nextID:
+			return fmt.Errorf("resume: tool request %d is not waiting for an answer (answered already, or refused by the host)", id)
 		}
 		return fmt.Errorf("resume: no tool request with id %d in this run", id)
 	}
@@ -304,9 +308,24 @@ func (c *cappedBuffer) Write(b []byte) []byte {
 }
 
 func (c *cappedBuffer) String() string {
-	s := c.buf.String()
 	if c.truncated {
-		s += fmt.Sprintf("\n[output truncated at %d bytes]\n", c.max)
+		fmt.Fprintf(&c.buf, "\n[output truncated at %d bytes]\n", c.max)
+		c.truncated = false
 	}
-	return s
+	return c.buf.String()
+}
+
+// Take returns the text and forgets it, without copying: a run's output
+// can be tens of megabytes, and it moves to Python once.
+func (c *cappedBuffer) Take() string {
+	if c.truncated {
+		fmt.Fprintf(&c.buf, "\n[output truncated at %d bytes]\n", c.max)
+		c.truncated = false
+	}
+	b := c.buf.Bytes()
+	c.buf = bytes.Buffer{}
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

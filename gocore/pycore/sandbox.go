@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"amlasandbox/gocore/host"
 	"amlasandbox/gocore/wire"
@@ -20,6 +23,8 @@ type sandboxEntry struct {
 	sb  *host.Sandbox
 	mu  sync.Mutex
 	run *host.Run
+	// The finished run's output, when its done event left it out.
+	stdout, stderr string
 }
 
 var sandboxes handles[*sandboxEntry]
@@ -166,8 +171,64 @@ func SandboxStep(h int64, timeoutMS int64, take bool) (out string, err error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(r.Step(time.Duration(timeoutMS)*time.Millisecond, take))
-	return string(b), err
+	ev := r.Step(time.Duration(timeoutMS)*time.Millisecond, take)
+	if ev.Kind == wire.EventDone && ev.Result != nil && outputApart(ev.Result) {
+		res := *ev.Result
+		e, _ := sandboxOf(h)
+		if e != nil {
+			e.mu.Lock()
+			e.stdout, e.stderr = res.Stdout, res.Stderr
+			e.mu.Unlock()
+			res.Stdout, res.Stderr = "", ""
+			ev.Result, ev.OutputApart = &res, true
+		}
+	}
+	b, err := json.Marshal(ev)
+	if err != nil || len(b) == 0 {
+		return "", err
+	}
+	if len(b) > bigEvent {
+		// A big result (a flood of output, a huge request) leaves the Go
+		// heap far above what it needs; give the memory back to the OS
+		// once Python has its copy.
+		defer func() { go debug.FreeOSMemory() }()
+	}
+	// No copy: b is not used again.
+	return unsafe.String(&b[0], len(b)), nil
+}
+
+// bigEvent is the size past which an event's memory is returned to the OS.
+const bigEvent = 8 << 20
+
+// outputApart decides whether a result's output goes to Python as it is:
+// when it is big enough for JSON's escaping and parsing to cost, and holds
+// no NUL (a Go string crosses to Python as a C string).
+func outputApart(res *wire.Result) bool {
+	if len(res.Stdout)+len(res.Stderr) < 64<<10 {
+		return false
+	}
+	return strings.IndexByte(res.Stdout, 0) < 0 && strings.IndexByte(res.Stderr, 0) < 0
+}
+
+// SandboxTakeOutput returns, once, the stdout ("stdout") or stderr of the
+// finished run whose done event said output_apart.
+func SandboxTakeOutput(h int64, stream string) (out string, err error) {
+	defer recoverTo(&err)
+	e, err := sandboxOf(h)
+	if err != nil {
+		return "", err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if stream == "stdout" {
+		out, e.stdout = e.stdout, ""
+	} else {
+		out, e.stderr = e.stderr, ""
+	}
+	if len(out) > bigEvent {
+		defer func() { go debug.FreeOSMemory() }()
+	}
+	return out, nil
 }
 
 // SandboxLastHanded is the id of the request the last step handed out.

@@ -29,6 +29,10 @@ type Event struct {
 	Data   string          `json:"data,omitempty"`
 	IDs    []int64         `json:"ids,omitempty"`
 	Result *Result         `json:"result,omitempty"`
+	// OutputApart says the Result's Stdout and Stderr were left out of
+	// this event, to be fetched as they are (not as JSON text), which
+	// saves escaping and re-parsing megabytes of output.
+	OutputApart bool `json:"output_apart,omitempty"`
 }
 
 // Kinds of a failed Result.

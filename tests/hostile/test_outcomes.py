@@ -85,7 +85,17 @@ DEEP = {
 }
 
 
-@pytest.mark.parametrize("name", list(DEEP))
+# JSON.stringify of a value nested ~20,000+ levels exhausts the engine's own
+# (wasm) stack before QuickJS's stack check sees it: the check watches the C
+# stack in linear memory, which this recursion barely uses. The run ends
+# with "recursion too deep" and the sandbox stays usable, but the script
+# cannot catch it. Known gap, in docs/javascript.md; strict, so a fix shows.
+_STRINGIFY_GAP = pytest.mark.xfail(strict=True, reason="deep JSON.stringify ends the run (docs/javascript.md)")
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=_STRINGIFY_GAP) if n == "json_stringify" else n for n in DEEP]
+)
 def test_deep_recursion_is_a_catchable_range_error(name: str) -> None:
     code = f"try {{ {DEEP[name]}; console.log('no error') }} catch (e) {{ console.log('caught ' + e.name) }}"
     child = check_child(
