@@ -88,7 +88,9 @@ def test_several_processes_compile_once(cache_dir: Path, tmp_path: Path) -> None
     )
     env = dict(os.environ)
     procs = [
-        subprocess.Popen([sys.executable, "-c", code, str(cache_dir), str(wasm)], stdout=subprocess.PIPE, text=True, env=env)
+        subprocess.Popen(
+                [sys.executable, "-c", code, str(cache_dir), str(wasm)], stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path
+            )
         for _ in range(4)
     ]
     results = [json.loads(p.communicate(timeout=120)[0]) for p in procs]
