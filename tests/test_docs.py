@@ -45,8 +45,9 @@ def test_the_extractor_sees_blocks_and_skip_markers(tmp_path: Path) -> None:
 
 def _script(path: Path) -> str:
     parts = [
+        # The package under test as this interpreter finds it (installed,
+        # or the checkout on PYTHONPATH); the run's directory is a temp dir.
         "import sys",
-        "sys.path.insert(0, " + repr(str(ROOT)) + ")",
         "__ns = {'__name__': '__main__'}",
     ]
     for line, code, skip in python_blocks(path):

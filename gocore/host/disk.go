@@ -25,8 +25,16 @@ type diskQuota struct {
 }
 
 // rewalkEvery bounds how often a guest pressing at the quota makes the
-// host walk the directory again.
+// host walk the directory again within one run.
 const rewalkEvery = 50 * time.Millisecond
+
+// forget drops the estimate, so the next reservation measures afresh (at
+// the start of every run: files may have been removed since).
+func (q *diskQuota) forget() {
+	q.mu.Lock()
+	q.measured = false
+	q.mu.Unlock()
+}
 
 // reserve grants n more bytes if they fit under the limit.
 func (q *diskQuota) reserve(n int64) bool {

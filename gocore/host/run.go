@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -284,15 +283,17 @@ func (r *Run) fail(reason stopReason, res wire.Result) {
 }
 
 // cappedBuffer keeps at most max bytes and notes once that it dropped some.
+// It grows its storage itself so that the capacity never passes max: a
+// flood of output costs the host max bytes, not twice that.
 type cappedBuffer struct {
-	buf       bytes.Buffer
+	data      []byte
 	max       int64
 	truncated bool
 }
 
 // Write stores what fits and returns the part kept.
 func (c *cappedBuffer) Write(b []byte) []byte {
-	room := c.max - int64(c.buf.Len())
+	room := c.max - int64(len(c.data))
 	if room <= 0 {
 		if len(b) > 0 {
 			c.truncated = true
@@ -303,27 +304,35 @@ func (c *cappedBuffer) Write(b []byte) []byte {
 		b = b[:room]
 		c.truncated = true
 	}
-	c.buf.Write(b)
+	if need := len(c.data) + len(b); need > cap(c.data) {
+		grown := int64(max(2*cap(c.data), need, 4096))
+		grown = min(grown, c.max)
+		data := make([]byte, len(c.data), grown)
+		copy(data, c.data)
+		c.data = data
+	}
+	c.data = append(c.data, b...)
 	return b
 }
 
-func (c *cappedBuffer) String() string {
+func (c *cappedBuffer) marker() {
 	if c.truncated {
-		fmt.Fprintf(&c.buf, "\n[output truncated at %d bytes]\n", c.max)
+		c.data = fmt.Appendf(c.data, "\n[output truncated at %d bytes]\n", c.max)
 		c.truncated = false
 	}
-	return c.buf.String()
+}
+
+func (c *cappedBuffer) String() string {
+	c.marker()
+	return string(c.data)
 }
 
 // Take returns the text and forgets it, without copying: a run's output
 // can be tens of megabytes, and it moves to Python once.
 func (c *cappedBuffer) Take() string {
-	if c.truncated {
-		fmt.Fprintf(&c.buf, "\n[output truncated at %d bytes]\n", c.max)
-		c.truncated = false
-	}
-	b := c.buf.Bytes()
-	c.buf = bytes.Buffer{}
+	c.marker()
+	b := c.data
+	c.data = nil
 	if len(b) == 0 {
 		return ""
 	}

@@ -174,6 +174,7 @@ func (s *Sandbox) Start(language, code string, stdin string, hasStdin, stream bo
 		MaxCallStack: s.cfg.Limits.MaxCallStack,
 	}
 	r := newRun(s, in, stream)
+	s.disk.forget()
 	s.active = r
 	go r.execute()
 	return r, nil
