@@ -10,13 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import hashlib
-import inspect
 import json
 import os
-import platform
 import re
-import sys
 import threading
 import weakref
 from collections.abc import Awaitable, Callable
@@ -28,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 from .. import _wasm
 from .._language import normalize_language
+from .cache import cache_path_for, default_wasm_path, get_cache_dir, get_precompiled_path, precompile_module
+from .cache import resolve_wasm as _resolve_wasm
 from .pipeline import CODE_CANCELLED, CODE_INTERNAL, CODE_INVALID, Answer, ToolPipeline, ToolRequest, encode_result, safe_text
 
 if TYPE_CHECKING:
@@ -92,100 +90,20 @@ def _go() -> Any:
 
 
 # --------------------------------------------------------------------------
-# Module cache
+# Module cache: amla_sandbox/runtime/cache.py (names re-exported here, as
+# documented)
 # --------------------------------------------------------------------------
-
-
-def get_cache_dir() -> Path:
-    """Where compiled guest modules are cached (created on access)."""
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA")
-        root = Path(base) if base else Path.home() / "AppData" / "Local"
-    else:
-        base = os.environ.get("XDG_CACHE_HOME")
-        root = Path(base) if base else Path.home() / ".cache"
-    path = root / "amla-sandbox"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-_digests: dict[tuple[str, int, int], str] = {}
-
-
-def _digest(path: Path) -> str:
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
-    found = _digests.get(key)
-    if found is None:
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-        found = _digests[key] = h.hexdigest()
-    return found
-
-
-def get_precompiled_path(wasm_path: Path | str) -> Path:
-    """`<cache dir>/<sha256[:16]>-wt<wasmtime>-<platform>-<machine>.cwasm`."""
-    wasm_path = Path(wasm_path)
-    try:
-        version = _go().WasmtimeVersion()
-    except Exception:
-        version = "unknown"
-    key = f"{_digest(wasm_path)[:16]}-wt{version}-{sys.platform}-{platform.machine()}"
-    return get_cache_dir() / f"{key}.cwasm"
-
-
-def default_wasm_path() -> Path:
-    """The bundled guest, or `$AMLA_WASM_PATH`."""
-    return _wasm.get_wasm_path()
 
 
 def _js_wasm_path() -> Path:
     """The JavaScript guest (QuickJS-NG): `$AMLA_JS_WASM_PATH`, else the
     bundled file."""
-    env = os.environ.get("AMLA_JS_WASM_PATH")
-    path = Path(env) if env else Path(_wasm.__file__).resolve().parent / _wasm.JS_WASM_FILENAME
+    path = _wasm.get_js_wasm_path()
     if not path.is_file():
         raise FileNotFoundError(
             f"JavaScript guest not found at {path}. Reinstall amla-sandbox or set AMLA_JS_WASM_PATH."
         )
     return path
-
-
-def _resolve_wasm(wasm_path: Path | str | None) -> Path:
-    if wasm_path is not None:
-        path = Path(wasm_path)
-        if not path.is_file():
-            raise RuntimeError(
-                f"WASM file not found: {path}. Build the guest with `pip install .` "
-                "(or `python setup.py build_go --inplace` in a checkout)."
-            )
-        return path
-    path = default_wasm_path()
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"WASM runtime not found at {path}. Reinstall amla-sandbox or set AMLA_WASM_PATH."
-        )
-    return path
-
-
-def _cache_path_for(wasm: Path) -> str:
-    try:
-        return str(get_precompiled_path(wasm))
-    except OSError:
-        return ""  # no writable cache: compile in memory every process
-
-
-def precompile_module(wasm_path: Path | None = None) -> Path:
-    """Compile the guest and write the artifact into the cache; return its path."""
-    wasm = _resolve_wasm(wasm_path)
-    target = get_precompiled_path(wasm)
-    try:
-        _go().Precompile(str(wasm), str(target))
-    except builtins.RuntimeError as e:
-        raise RuntimeError(str(e)) from None
-    return target
 
 
 # --------------------------------------------------------------------------
@@ -368,9 +286,9 @@ class Runtime:
                 json.dumps(
                     {
                         "wasm_path": str(wasm),
-                        "cache_path": _cache_path_for(wasm),
+                        "cache_path": cache_path_for(wasm, compile=False),
                         "js_wasm_path": str(js_wasm),
-                        "js_cache_path": _cache_path_for(js_wasm),
+                        "js_cache_path": cache_path_for(js_wasm, compile=False),
                         "tools": json.loads(config.tools_json),
                         "policy": self._policy,
                         "timeout": float(config.timeout),

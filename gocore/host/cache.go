@@ -448,9 +448,7 @@ func portableEngine() (*wasmtime.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := wasmtime.NewConfig()
-	cfg.SetEpochInterruption(true)
-	cfg.SetMaxWasmStack(maxWasmStack)
+	cfg := engineConfig()
 	if err := cfg.SetTarget(triple); err != nil {
 		return nil, fmt.Errorf("portable artifacts: target %s: %w", triple, err)
 	}

@@ -13,10 +13,6 @@ import (
 	"amlasandbox/gocore/wire"
 )
 
-// WasmtimeVersion is the version of the wasmtime runtime linked in; it is
-// part of the compiled-module cache key.
-const WasmtimeVersion = "39.0.1"
-
 // maxWasmStack is the wasm stack of every guest.
 const maxWasmStack = 6 << 20
 
@@ -29,16 +25,23 @@ var (
 	engine     *wasmtime.Engine
 )
 
+// engineConfig is the configuration of every engine that runs or compiles
+// guests (the portable precompiles use it too, plus a target), so their
+// artifacts stay loadable by each other.
+func engineConfig() *wasmtime.Config {
+	cfg := wasmtime.NewConfig()
+	cfg.SetEpochInterruption(true)
+	// The JavaScript guest's own stack check keeps recursion well inside
+	// this; 8 MiB or more crashed wasmtime-go.
+	cfg.SetMaxWasmStack(maxWasmStack)
+	return cfg
+}
+
 // sharedEngine returns the one Engine of this process, with epoch
 // interruption on and a goroutine advancing the epoch.
 func sharedEngine() *wasmtime.Engine {
 	engineOnce.Do(func() {
-		cfg := wasmtime.NewConfig()
-		cfg.SetEpochInterruption(true)
-		// The JavaScript guest's own stack check keeps recursion well
-		// inside this; 8 MiB or more crashed wasmtime-go.
-		cfg.SetMaxWasmStack(maxWasmStack)
-		engine = wasmtime.NewEngineWithConfig(cfg)
+		engine = wasmtime.NewEngineWithConfig(engineConfig())
 		go func() {
 			t := time.NewTicker(epochTick)
 			for range t.C {
@@ -108,7 +111,18 @@ func LoadGuest(wasmPath, cachePath string) (*GuestModule, error) {
 			_ = os.Remove(cachePath) // stale or corrupt: rebuilt below
 		}
 	}
+	if g.module == nil && cachePath != "" {
+		// Compile into the cache, once across processes (a lock file), with
+		// a one-line note on stderr: this takes seconds.
+		dir := filepath.Dir(cachePath)
+		if entry, err := EnsureCached(dir, wasmPath, AnnounceCompile(dir, wasmPath)); err == nil && entry.Path == cachePath {
+			if m, err := wasmtime.NewModuleDeserializeFile(eng, cachePath); err == nil {
+				g.module = m
+			}
+		}
+	}
 	if g.module == nil {
+		// No usable cache: compile in memory (and try to cache the result).
 		m, err := compileAndCache(eng, wasmPath, cachePath)
 		if err != nil {
 			return nil, err

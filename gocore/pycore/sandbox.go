@@ -64,8 +64,15 @@ func Precompile(wasmPath, cachePath string) (ms float64, err error) {
 	return float64(d.Microseconds()) / 1000, err
 }
 
-// WasmtimeVersion is the linked wasmtime version.
-func WasmtimeVersion() string { return host.WasmtimeVersion }
+// WasmtimeVersion is the linked wasmtime version, as the build records it
+// ("unknown" when it cannot be read).
+func WasmtimeVersion() string {
+	v, err := host.LinkedWasmtimeVersion()
+	if err != nil {
+		return "unknown"
+	}
+	return v
+}
 
 // SandboxNew creates a sandbox from a JSON config and returns its handle.
 func SandboxNew(configJSON string) (h int64, err error) {
