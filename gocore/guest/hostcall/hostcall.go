@@ -38,6 +38,10 @@ func Exit(code int) {
 	os.Exit(0)
 }
 
+// SetExitStatus records the script's exit status without ending the guest
+// (a reactor returns from its run export instead).
+func SetExitStatus(code int) { exitStatus(code) }
+
 // Sleep waits d in the host, where the run's deadline and cancellation
 // apply: a sleep past the deadline ends the run there. Outside a guest it
 // is time.Sleep.

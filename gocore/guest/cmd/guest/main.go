@@ -23,7 +23,9 @@ import (
 	"amlasandbox/gocore/wire"
 )
 
-func main() { run() }
+// main is the entry of the command build (tests, tools): one run, then
+// exit with its status.
+func main() { hostcall.Exit(run()) }
 
 // amlaInit is the reactor's one-time set-up: runtime and package init have
 // run by now (in _initialize); the host may snapshot the instance after it.
@@ -31,19 +33,22 @@ func main() { run() }
 //go:wasmexport amla_init
 func amlaInit() {}
 
-// amlaRun is one run of the reactor build.
+// amlaRun is one run of the reactor build. It returns the exit status
+// rather than exiting: ending a reactor through proc_exit costs a trap.
 //
 //go:wasmexport amla_run
 func amlaRun() int32 {
-	run()
+	code := run()
+	hostcall.SetExitStatus(code)
 	return 0
 }
 
-func run() {
+// run runs the input's script and returns its exit status.
+func run() int {
 	in, err := hostcall.ReadInput()
 	if err != nil {
 		fmt.Fprintln(hostcall.Writer{FD: wire.Stderr}, "amla guest:", err)
-		os.Exit(70)
+		return 70
 	}
 	if in.MemoryLimit > 0 {
 		// Keep the heap goal a little under the limit: at the limit the Go
@@ -55,9 +60,9 @@ func run() {
 		// JavaScript runs on its own guest (jsguest/); the host never
 		// sends it here.
 		fmt.Fprintf(g.stderr, "amla shell guest: cannot run language %q\n", in.Language)
-		hostcall.Exit(2)
+		return 2
 	}
-	hostcall.Exit(g.runShell(in.Code, strings.NewReader(in.Stdin), g.stdout, g.stderr, "/workspace"))
+	return g.runShell(in.Code, strings.NewReader(in.Stdin), g.stdout, g.stderr, "/workspace")
 }
 
 // guest holds what one run of the shell needs.
