@@ -398,6 +398,10 @@ func PruneCache(dir string, keep []string, maxBytes int64, grace time.Duration) 
 			if age > lockStale {
 				remove(path)
 			}
+		case strings.HasSuffix(name, cacheSuffix) && !ownArtifact(name):
+			// Another program's artifact in the same directory (the
+			// reference amla-sandbox names its files the same way, with
+			// its own wasmtime version): not ours to remove.
 		case strings.HasSuffix(name, cacheSuffix):
 			if kept[path] {
 				report.Bytes += info.Size()
@@ -516,4 +520,14 @@ func compileNote(dir, wasmPath string, waiting bool) string {
 	}
 	return fmt.Sprintf("amla-sandbox: %s the %s guest for this machine, once per install (usually %d-%d s; cached in %s)",
 		what, filepath.Base(wasmPath), lo, hi, dir)
+}
+
+// ownArtifact tells whether a cache file name carries the wasmtime version
+// this package links ("<digest>-wt<version>-..."): only those are ours.
+func ownArtifact(name string) bool {
+	v, err := LinkedWasmtimeVersion()
+	if err != nil {
+		return false
+	}
+	return strings.Contains(name, "-wt"+v+"-")
 }

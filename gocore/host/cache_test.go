@@ -259,13 +259,39 @@ func TestPruneCache(t *testing.T) {
 			removed:  []string{},
 		},
 		{
+			name:     "another program's artifacts (another wasmtime) stay, however old",
+			files:    []file{{"0123456789abcdef-wt50.0.1-linux-x86_64.cwasm", 100, 1000 * time.Hour}, {"guest-a.cwasm", 10, 2 * time.Hour}},
+			maxBytes: 10,
+			removed:  []string{"guest-a.cwasm"},
+		},
+		{
 			name:     "orphaned temporaries and stale locks go, fresh ones and other files stay",
 			files:    []file{{".tmp-1.cwasm", 5, 2 * tmpStale}, {".tmp-2.cwasm", 5, time.Second}, {"guest-x.cwasm.lock", 1, 2 * lockStale}, {"guest-y.cwasm.lock", 1, time.Second}, {"notes.txt", 1, 1000 * time.Hour}},
 			maxBytes: 1 << 20,
 			removed:  []string{".tmp-1.cwasm", "guest-x.cwasm.lock"},
 		},
 	}
+	// Our artifacts carry the linked wasmtime version in their names.
+	v, err := LinkedWasmtimeVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := regexp.MustCompile(`^guest-[a-z]\.cwasm$`)
+	rename := func(names []string) []string {
+		out := make([]string, len(names))
+		for i, n := range names {
+			out[i] = n
+			if own.MatchString(n) {
+				out[i] = strings.TrimSuffix(n, ".cwasm") + "-wt" + v + "-linux-x86_64.cwasm"
+			}
+		}
+		return out
+	}
 	for _, tt := range tests {
+		for i := range tt.files {
+			tt.files[i].name = rename([]string{tt.files[i].name})[0]
+		}
+		tt.keep, tt.removed = rename(tt.keep), rename(tt.removed)
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for _, f := range tt.files {
