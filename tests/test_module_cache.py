@@ -105,13 +105,17 @@ def test_prune_keeps_this_installation_and_removes_stale_artifacts(cache_dir: Pa
 
     cache_dir.mkdir(parents=True)
     old = time.time() - 3 * 3600
-    stale = cache_dir / "0123456789abcdef-wt1.0.0-linux-x86_64.cwasm"
-    recent = cache_dir / "fedcba9876543210-wt1.0.0-linux-x86_64.cwasm"
+    wt = cache.wasmtime_version()
+    stale = cache_dir / f"0123456789abcdef-wt{wt}-linux-x86_64.cwasm"
+    recent = cache_dir / f"fedcba9876543210-wt{wt}-linux-x86_64.cwasm"
     orphan = cache_dir / ".tmp-123.cwasm"
     unrelated = cache_dir / "README"
-    for p in (stale, recent, orphan, unrelated):
+    # Another program's artifact (the reference package uses the same names
+    # with its own wasmtime): never ours to remove, however old.
+    foreign = cache_dir / "00112233445566ff-wt50.0.1-linux-x86_64.cwasm"
+    for p in (stale, recent, orphan, unrelated, foreign):
         p.write_bytes(b"x" * 10)
-    for p in (stale, orphan, unrelated):
+    for p in (stale, orphan, unrelated, foreign):
         os.utime(p, (old, old))
     kept = [cache_dir / cache.get_precompiled_path(g).name for g in _wasm.bundled_guests()]
     for k in kept:
@@ -119,8 +123,8 @@ def test_prune_keeps_this_installation_and_removes_stale_artifacts(cache_dir: Pa
         os.utime(k, (old, old))
     removed = cache.prune_cache(cache_dir)
     assert sorted(removed) == sorted([stale.name, orphan.name])
-    assert recent.exists() and unrelated.exists()
+    assert recent.exists() and unrelated.exists() and foreign.exists()
     assert all(k.exists() for k in kept)
     # Over the size cap, unkept artifacts go even inside the grace period.
     assert cache.prune_cache(cache_dir, max_bytes=1) == [recent.name]
-    assert all(k.exists() for k in kept)
+    assert all(k.exists() for k in kept) and foreign.exists()
