@@ -151,14 +151,11 @@ func guestView(c *wasmtime.Caller, ptr, n int32) ([]byte, *wasmtime.Trap) {
 
 // guestBytes returns a copy of guest memory [ptr, ptr+n).
 func guestBytes(c *wasmtime.Caller, ptr, n int32) ([]byte, *wasmtime.Trap) {
-	mem := memoryOf(c)
-	start, end := int64(uint32(ptr)), int64(uint32(ptr))+int64(uint32(n))
-	if end > int64(len(mem)) {
-		return nil, wasmtime.NewTrap("amla: guest buffer out of bounds")
+	view, trap := guestView(c, ptr, n)
+	if trap != nil {
+		return nil, trap
 	}
-	out := make([]byte, end-start)
-	copy(out, mem[start:end])
-	return out, nil
+	return append([]byte(nil), view...), nil
 }
 
 func copyOut(c *wasmtime.Caller, ptr int32, data []byte) *wasmtime.Trap {
