@@ -28,10 +28,27 @@ import (
 func main() { hostcall.Exit(run()) }
 
 // amlaInit is the reactor's one-time set-up: runtime and package init have
-// run by now (in _initialize); the host may snapshot the instance after it.
+// run by now (in _initialize); the host may snapshot the instance after it,
+// so whatever every run would build the same way is built here. Nothing
+// here may touch files: the snapshot is taken where none are open.
+//
+// The host calls amla_init before every run; in a snapshot it finds the
+// work done and returns.
 //
 //go:wasmexport amla_init
-func amlaInit() {}
+func amlaInit() {
+	if baseRegistry != nil {
+		return
+	}
+	hostcall.Warm()
+	baseRegistry = applets.Default()
+}
+
+// baseRegistry is the applet registry built by amla_init; each run adds
+// its own `node` to it (a reactor run starts from a fresh copy of the
+// snapshot, so nothing a run adds reaches the next). A command build
+// leaves it nil and builds its registry in newGuest.
+var baseRegistry *applets.Registry
 
 // amlaRun is one run of the reactor build. It returns the exit status
 // rather than exiting: ending a reactor through proc_exit costs a trap.
@@ -81,7 +98,10 @@ func newGuest(in wire.Input) *guest {
 		stderr: hostcall.Writer{FD: wire.Stderr},
 		tools:  hostcall.NewTools(in.Tools),
 	}
-	g.registry = applets.Default()
+	g.registry = baseRegistry
+	if g.registry == nil {
+		g.registry = applets.Default()
+	}
 	g.registry.Register("node", g.nodeApplet)
 	return g
 }
