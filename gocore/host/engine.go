@@ -34,8 +34,17 @@ func engineConfig() *wasmtime.Config {
 	// The JavaScript guest's own stack check keeps recursion well inside
 	// this; 8 MiB or more crashed wasmtime-go.
 	cfg.SetMaxWasmStack(maxWasmStack)
+	if os.Getenv("AMLA_WASM_PERFMAP") != "" {
+		// For profiling with Linux perf (docs/performance.md): wasmtime
+		// writes /tmp/perf-<pid>.map naming the compiled guest functions.
+		cfg.SetProfiler(profilingPerfMap)
+	}
 	return cfg
 }
+
+// profilingPerfMap is WASMTIME_PROFILING_STRATEGY_PERFMAP of wasmtime's
+// C API (config.h), which wasmtime-go v39 does not name.
+const profilingPerfMap = wasmtime.ProfilingStrategy(3)
 
 // sharedEngine returns the one Engine of this process, with epoch
 // interruption on and a goroutine advancing the epoch.
