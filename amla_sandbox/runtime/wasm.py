@@ -83,10 +83,18 @@ AsyncToolHandler = Callable[[str, dict[str, Any]], Awaitable[Any]]
 ToolHandler = Union[SyncToolHandler, AsyncToolHandler]
 
 
-def _go() -> Any:
-    from .._core import pycore
+_pycore: Any = None
 
-    return pycore
+
+def _go() -> Any:
+    """The Go core's bindings, imported on first use (a checkout without the
+    built core can still import this module)."""
+    global _pycore
+    if _pycore is None:
+        from .._core import pycore
+
+        _pycore = pycore
+    return _pycore
 
 
 # --------------------------------------------------------------------------
@@ -246,7 +254,9 @@ class Runtime:
         self._lock_owner: int | None = None
         self._audit_collector: Any = None
         self._last: RunResult | None = None
-        self._audit_lines: list[str] = []
+        # Audit entries as recorded; encoded to JSONL when drained, so a run
+        # nobody audits does not pay for the encoding.
+        self._audit_lines: list[tuple[str, datetime, dict[str, Any]]] = []
         self._session_id = os.urandom(8).hex()
         _check_limits(config.timeout, config.memory_limit, config.max_tool_result_size)
         _check_positive_int("max_output_size", config.max_output_size)
@@ -413,8 +423,14 @@ class Runtime:
 
     def drain_audit_jsonl(self) -> str:
         """Audit lines (JSONL) of runs since the last drain."""
-        lines, self._audit_lines = self._audit_lines, []
-        return "\n".join(lines)
+        entries, self._audit_lines = self._audit_lines, []
+        return "\n".join(
+            json.dumps(
+                {"type": kind, "session_id": self._session_id, "timestamp": when.isoformat(), **data},
+                default=str,
+            )
+            for kind, when, data in entries
+        )
 
     # -- the step/resume loop ----------------------------------------------
     #
@@ -501,13 +517,7 @@ class Runtime:
                 drain(self)
 
     def _audit(self, kind: str, data: dict[str, Any]) -> None:
-        entry = {
-            "type": kind,
-            "session_id": self._session_id,
-            "timestamp": datetime.now(timezone.utc).isoformat(),
-            **data,
-        }
-        self._audit_lines.append(json.dumps(entry, default=str))
+        self._audit_lines.append((kind, datetime.now(timezone.utc), data))
         if len(self._audit_lines) > 10000:
             del self._audit_lines[:-10000]
 
