@@ -1,7 +1,9 @@
 package pycore
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,23 +15,42 @@ import (
 
 // Benchmarks of one whole run through the API Python uses, without
 // Python: go test ./gocore/pycore -run '^$' -bench Run
-// They need the built guests (python setup.py build_go --inplace).
+// They need the built guests (python setup.py build_go --inplace), or
+// AMLA_WASM_PATH / AMLA_JS_WASM_PATH naming others.
 
-func builtGuest(b *testing.B, name string) string {
+// builtGuest is the guest module the package holds, or the one the
+// environment variable env names (as for the Python package).
+func builtGuest(b *testing.B, name, env string) string {
 	_, file, _, _ := runtime.Caller(0)
 	p := filepath.Join(filepath.Dir(file), "..", "..", "amla_sandbox", name)
+	if v := os.Getenv(env); v != "" {
+		p = v
+	}
 	if _, err := os.Stat(p); err != nil {
 		b.Skipf("%s not built: %v", p, err)
 	}
 	return p
 }
 
+// benchCache is a compiled-module cache path for wasm, one per module
+// content, kept between benchmark runs.
+func benchCache(b *testing.B, wasm string) string {
+	data, err := os.ReadFile(wasm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return filepath.Join(os.TempDir(), fmt.Sprintf("amla-pycore-bench-%x.cwasm", sum[:8]))
+}
+
 func benchSandboxRun(b *testing.B, language, code, want string) {
+	shell := builtGuest(b, "amla_sandbox.wasm", "AMLA_WASM_PATH")
+	js := builtGuest(b, "amla_js.wasm", "AMLA_JS_WASM_PATH")
 	cfg, _ := json.Marshal(sandboxConfig{
-		WasmPath:    builtGuest(b, "amla_sandbox.wasm"),
-		JSWasmPath:  builtGuest(b, "amla_js.wasm"),
-		CachePath:   filepath.Join(os.TempDir(), "amla-pycore-bench-shell.cwasm"),
-		JSCachePath: filepath.Join(os.TempDir(), "amla-pycore-bench-js.cwasm"),
+		WasmPath:    shell,
+		JSWasmPath:  js,
+		CachePath:   benchCache(b, shell),
+		JSCachePath: benchCache(b, js),
 		TimeoutS:    30,
 		MemoryLimit: 256 << 20,
 	})

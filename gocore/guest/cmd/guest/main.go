@@ -46,6 +46,23 @@ func amlaInit() {
 	// already makes that a replace, not a growth of the map.
 	reg.Register("node", func(p *applets.Proc, args []string) int { return 127 })
 	baseRegistry = reg
+	primeAllocator()
+}
+
+// primeSink keeps primeAllocator's objects reachable until the snapshot.
+var primeSink [][]byte
+var primePtrSink [][]*byte
+
+// primeAllocator allocates one object of each small size class, with and
+// without pointers, so that the snapshot's allocator caches a span with
+// free room for each: a run's first allocation of a size then takes that
+// room instead of carving a new span out of the heap.
+func primeAllocator() {
+	for size := 8; size <= 32<<10; size += size / 8 {
+		size = (size + 7) &^ 7
+		primeSink = append(primeSink, make([]byte, size))
+		primePtrSink = append(primePtrSink, make([]*byte, size/8))
+	}
 }
 
 // baseRegistry is the applet registry built by amla_init; each run adds
