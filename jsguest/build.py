@@ -61,11 +61,12 @@ PRELUDE_SECTIONS = ("fs", "text", "node", "locale")
 SECTIONS_MARKER = "/*@@SECTIONS@@*/"
 
 # The C stack (linear memory) QuickJS recurses on, and the part of it
-# JS_SetMaxStackSize allows JavaScript (see driver.c). Measured with the
-# host's 6 MiB max_wasm_stack: a plain JS call costs ~320 bytes of this C
-# stack and ~600 bytes of wasmtime's own stack, so a 2 MiB JS limit (about
-# 6,500 frames) throws the catchable RangeError with the wasm stack ~2/3
-# used; 3.5 MiB ran the wasm stack out first (an uncatchable trap).
+# JS_SetMaxStackSize allows JavaScript (see driver.c). A plain JS call costs
+# ~320 bytes of this C stack and ~600 bytes of wasmtime's own stack, so a
+# 2 MiB JS limit (about 6,500 frames) throws the catchable RangeError with
+# about 4 MiB of the wasm stack used. Measured when the host's
+# max_wasm_stack was 6 MiB (3.5 MiB here then ran the wasm stack out
+# first, an uncatchable trap); it is 16 MiB now (gocore/host/engine.go).
 C_STACK_BYTES = 4 * 1024 * 1024
 JS_STACK_LIMIT = 2 * 1024 * 1024
 

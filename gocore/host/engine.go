@@ -13,8 +13,13 @@ import (
 	"amlasandbox/gocore/wire"
 )
 
-// maxWasmStack is the wasm stack of every guest.
-const maxWasmStack = 6 << 20
+// maxWasmStack is the wasm stack of every guest: wasmtime's own stack, on
+// the thread the guest runs on (threadStack in bigstack.go). JavaScript's
+// deepest recursion before QuickJS's own check throws (2 MiB of its C
+// stack in linear memory, about 6,500 calls) uses about 4 MiB of it. A
+// guest can make the host commit this much memory per process, so it is
+// not bigger than that needs with room to spare.
+const maxWasmStack = 16 << 20
 
 // epochTick is how often the engine's epoch advances; run deadlines are
 // counted in ticks.
@@ -31,8 +36,8 @@ var (
 func engineConfig() *wasmtime.Config {
 	cfg := wasmtime.NewConfig()
 	cfg.SetEpochInterruption(true)
-	// The JavaScript guest's own stack check keeps recursion well inside
-	// this; 8 MiB or more crashed wasmtime-go.
+	// Guests run on threads with room for this (bigstack.go); on a thread
+	// the Go runtime made, 8 MiB or more overran the thread's stack.
 	cfg.SetMaxWasmStack(maxWasmStack)
 	if os.Getenv("AMLA_WASM_PERFMAP") != "" {
 		// For profiling with Linux perf (docs/performance.md): wasmtime

@@ -101,8 +101,18 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	var callErr error
 	if err != nil {
 		callErr = err
-	} else if callErr = r.enter(p, g, inst, store); errors.Is(callErr, errNoEntry) {
-		return fail("guest module %s: %v", filepath.Base(g.WasmPath), callErr)
+	} else {
+		// Guests run on threads with a stack of known size (bigstack.go):
+		// the run's own goroutine was started on one, and a nested
+		// process moves to one of its own.
+		if p.depth == 0 {
+			callErr = r.enter(p, g, inst, store)
+		} else if err := onBigStack(func() { callErr = r.enter(p, g, inst, store) }); err != nil {
+			return fail("%v", err)
+		}
+		if errors.Is(callErr, errNoEntry) {
+			return fail("guest module %s: %v", filepath.Base(g.WasmPath), callErr)
+		}
 	}
 	if inst != nil {
 		if mem := inst.GetExport(store, "memory"); mem != nil && mem.Memory() != nil {

@@ -175,8 +175,14 @@ func (s *Sandbox) Start(language, code string, stdin string, hasStdin, stream bo
 	}
 	r := newRun(s, in, stream)
 	s.disk.forget()
+	prev := s.active
 	s.active = r
-	go r.execute()
+	// The run's goroutine starts on a thread sized for a guest's stack
+	// (bigstack.go); runProc counts on it for the top-level process.
+	if err := goOnBigStack(r.execute); err != nil {
+		s.active = prev
+		return nil, fmt.Errorf("start: %w", err)
+	}
 	return r, nil
 }
 

@@ -1,0 +1,75 @@
+package host
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
+
+func TestOnBigStack(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"runs on a thread with the big stack", func(t *testing.T) {
+			var got uintptr
+			if err := onBigStack(func() { got = threadStackSize() }); err != nil {
+				t.Fatal(err)
+			}
+			if got < threadStack {
+				t.Fatalf("worker thread stack %d bytes, want at least %d", got, threadStack)
+			}
+		}},
+		{"a nested call gets a thread of its own", func(t *testing.T) {
+			var outer, inner uintptr
+			err := onBigStack(func() {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				outer = threadStackSize()
+				if err := onBigStack(func() { inner = threadStackSize() }); err != nil {
+					t.Error(err)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if outer < threadStack || inner < threadStack {
+				t.Fatalf("stacks %d and %d, want at least %d each", outer, inner, threadStack)
+			}
+		}},
+		{"a panic comes back to the caller", func(t *testing.T) {
+			defer func() {
+				if p := recover(); p != "boom" {
+					t.Fatalf("recovered %v, want boom", p)
+				}
+			}()
+			_ = onBigStack(func() { panic("boom") })
+			t.Fatal("onBigStack returned after a panic")
+		}},
+		{"many at once all finish", func(t *testing.T) {
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			done := 0
+			for i := 0; i < 32; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if err := onBigStack(func() {
+						mu.Lock()
+						done++
+						mu.Unlock()
+					}); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+			if done != 32 {
+				t.Fatalf("%d of 32 jobs ran", done)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, tc.run)
+	}
+}
