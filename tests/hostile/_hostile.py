@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -68,12 +69,20 @@ def spawn_isolated(
     deadline_s: float,
     *,
     env: dict[str, str] | None = None,
+    stack_limit: int | None = None,
 ) -> ChildRun:
     """Run `code` (Python, may use everything in `_child`) in a child
     interpreter; kill it if it outlives `deadline_s` (then `.hung` is True).
-    Asserts nothing: see `check_child`."""
+    `stack_limit` sets the child's RLIMIT_STACK (bytes), which is also the
+    C library's default stack for the threads it starts. Asserts nothing:
+    see `check_child`."""
     source = "from _child import *\n" + textwrap.dedent(code)
     start = time.monotonic()
+
+    def limit_stack() -> None:
+        if stack_limit is not None:
+            resource.setrlimit(resource.RLIMIT_STACK, (stack_limit, resource.getrlimit(resource.RLIMIT_STACK)[1]))
+
     proc = subprocess.Popen(
         [sys.executable, "-c", source],
         stdout=subprocess.PIPE,
@@ -83,6 +92,7 @@ def spawn_isolated(
         text=True,
         errors="replace",
         start_new_session=True,
+        preexec_fn=limit_stack if stack_limit is not None else None,
     )
     hung = False
     try:
@@ -128,10 +138,13 @@ def run_isolated(
     *,
     env: dict[str, str] | None = None,
     expect_clean_exit: bool = True,
+    stack_limit: int | None = None,
 ) -> ChildRun:
     """spawn_isolated + check_child: the child's reports, or a failed test
     ("hung" past the deadline, "crashed" on a signal or non-zero exit)."""
-    return check_child(spawn_isolated(code, deadline_s, env=env), expect_clean_exit=expect_clean_exit)
+    return check_child(
+        spawn_isolated(code, deadline_s, env=env, stack_limit=stack_limit), expect_clean_exit=expect_clean_exit
+    )
 
 
 def spawn_many(codes: dict[str, str], deadline_s: float, workers: int = 4) -> dict[str, ChildRun]:
