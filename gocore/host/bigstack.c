@@ -41,6 +41,9 @@ int amla_bigstack_start(size_t stack_bytes) {
 // amla_thread_stack returns the size of the calling thread's stack, or 0
 // when it cannot be told (for tests of the workers).
 size_t amla_thread_stack(void) {
+#if defined(__APPLE__)
+	return pthread_get_stacksize_np(pthread_self());
+#elif defined(__linux__)
 	pthread_attr_t attr;
 	void *addr;
 	size_t size = 0;
@@ -50,4 +53,10 @@ size_t amla_thread_stack(void) {
 		size = 0;
 	pthread_attr_destroy(&attr);
 	return size;
+#else
+	return 0;
+#endif
 }
+
+// amla_thread_id identifies the calling thread (for tests of the workers).
+size_t amla_thread_id(void) { return (size_t)pthread_self(); }

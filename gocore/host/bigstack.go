@@ -4,6 +4,7 @@ package host
 #include <stddef.h>
 extern int amla_bigstack_start(size_t stack_bytes);
 extern size_t amla_thread_stack(void);
+extern size_t amla_thread_id(void);
 */
 import "C"
 
@@ -85,3 +86,6 @@ func onBigStack(f func()) error {
 // threadStackSize is the stack size of the thread running the caller (0
 // if unknown); tests use it to check where work runs.
 func threadStackSize() uintptr { return uintptr(C.amla_thread_stack()) }
+
+// threadID identifies the thread running the caller (for tests).
+func threadID() uintptr { return uintptr(C.amla_thread_id()) }

@@ -12,6 +12,9 @@ func TestOnBigStack(t *testing.T) {
 		run  func(t *testing.T)
 	}{
 		{"runs on a thread with the big stack", func(t *testing.T) {
+			if threadStackSize() == 0 {
+				t.Skip("this platform cannot tell a thread's stack size")
+			}
 			var got uintptr
 			if err := onBigStack(func() { got = threadStackSize() }); err != nil {
 				t.Fatal(err)
@@ -21,12 +24,15 @@ func TestOnBigStack(t *testing.T) {
 			}
 		}},
 		{"a nested call gets a thread of its own", func(t *testing.T) {
-			var outer, inner uintptr
+			if threadStackSize() == 0 {
+				t.Skip("this platform cannot tell a thread's stack size")
+			}
+			var outer, inner, outerID, innerID uintptr
 			err := onBigStack(func() {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				outer = threadStackSize()
-				if err := onBigStack(func() { inner = threadStackSize() }); err != nil {
+				outer, outerID = threadStackSize(), threadID()
+				if err := onBigStack(func() { inner, innerID = threadStackSize(), threadID() }); err != nil {
 					t.Error(err)
 				}
 			})
@@ -35,6 +41,9 @@ func TestOnBigStack(t *testing.T) {
 			}
 			if outer < threadStack || inner < threadStack {
 				t.Fatalf("stacks %d and %d, want at least %d each", outer, inner, threadStack)
+			}
+			if outerID == innerID {
+				t.Fatal("the nested call ran on its caller's thread")
 			}
 		}},
 		{"a panic comes back to the caller", func(t *testing.T) {
