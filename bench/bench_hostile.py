@@ -165,6 +165,16 @@ sb = Sandbox(timeout=30, max_output_size=1 * MiB)
 warm(sb)
 measure(lambda: sb.execute("const s = 'x'.repeat(1 << 16); for (let i = 0; i < 1024; i++) console.log(s)"))
 """),
+    Attack("JS 5,000 calls deep, then `node -e` of the same, twice nested", "guest stacks on threads of their own", """
+sb = Sandbox(timeout=30)
+warm(sb)
+leaf = "const f = n => n === 0 ? 0 : f(n - 1) + 1; console.log('leaf', f(5000))"
+code = leaf
+for _ in range(2):
+    code = ("function deep(n) { return n === 0 ? shell('node -e ' + JSON.stringify(%s)) : deep(n - 1) } "
+            "deep(5000).then(r => console.log(r.stdout.trim()))") % (json.dumps(code),)
+measure(lambda: sb.execute(code))
+"""),
     Attack("JS allocation bomb", "memory_limit=64 MiB", """
 sb = Sandbox(memory_limit=64 * MiB, timeout=30)
 warm(sb)
