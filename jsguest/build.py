@@ -66,7 +66,7 @@ SECTIONS_MARKER = "/*@@SECTIONS@@*/"
 # 2 MiB JS limit (about 6,500 frames) throws the catchable RangeError with
 # about 4 MiB of the wasm stack used. Measured when the host's
 # max_wasm_stack was 6 MiB (3.5 MiB here then ran the wasm stack out
-# first, an uncatchable trap); it is 16 MiB now (gocore/host/engine.go).
+# first, an uncatchable trap); it is 28 MiB now (gocore/host/engine.go).
 C_STACK_BYTES = 4 * 1024 * 1024
 JS_STACK_LIMIT = 2 * 1024 * 1024
 

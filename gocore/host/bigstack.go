@@ -23,7 +23,7 @@ import (
 //
 // The stack is virtual memory; a thread only commits the pages it
 // touches.
-const threadStack = 32 << 20
+const threadStack = 40 << 20
 
 // workerIdle is how long an idle worker thread waits for the next run
 // before it ends.

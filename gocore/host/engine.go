@@ -14,12 +14,15 @@ import (
 )
 
 // maxWasmStack is the wasm stack of every guest: wasmtime's own stack, on
-// the thread the guest runs on (threadStack in bigstack.go). JavaScript's
-// deepest recursion before QuickJS's own check throws (2 MiB of its C
-// stack in linear memory, about 6,500 calls) uses about 4 MiB of it. A
-// guest can make the host commit this much memory per process, so it is
-// not bigger than that needs with room to spare.
-const maxWasmStack = 16 << 20
+// the thread the guest runs on (threadStack in bigstack.go). QuickJS's own
+// recursion check watches its C stack in linear memory (2 MiB for
+// JavaScript), so this must outlast that check: JavaScript calls take
+// about 4 MiB here when it fires, but the parser takes ~2 KiB here per
+// nesting level against ~200 bytes of C stack, and at 16 MiB 10,000 nested
+// brackets ran this out first (an uncatchable trap); at 28 MiB the parser's
+// SyntaxError/RangeError comes first. A guest can make the host commit this
+// much memory per process, so it is no bigger than that.
+const maxWasmStack = 28 << 20
 
 // epochTick is how often the engine's epoch advances; run deadlines are
 // counted in ticks.
