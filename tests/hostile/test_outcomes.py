@@ -82,12 +82,13 @@ emit(after=attempt(lambda: sb.execute("console.log(1)")))
 DEEP = {
     "json_parse": "JSON.parse('['.repeat(200000) + ']'.repeat(200000))",
     "json_stringify": "(() => { let o = 1; for (let i = 0; i < 200000; i++) o = [o]; return JSON.stringify(o) })()",
+    "eval_nesting": "eval('['.repeat(100000) + ']'.repeat(100000))",
     "proxy_get": "(() => { const p = new Proxy({}, {get(t, k, r) { return r[k] }}); return p.x })()",
     "recursion": "(() => { const f = n => f(n + 1) + 1; return f(0) })()",
 }
 
 
-# JSON.stringify of a value nested ~60,000+ levels exhausts the engine's own
+# JSON.stringify of a value nested ~100,000+ levels exhausts the engine's own
 # (wasm) stack before QuickJS's stack check sees it: the check watches the C
 # stack in linear memory, which this recursion barely uses (16 bytes a
 # level). The run ends with "recursion too deep" (or the timeout first:
