@@ -55,6 +55,9 @@ int amla_add_text_natives(JSContext *ctx, JSValueConst native);
  * valid). */
 int amla_json_too_deep(const char *s, size_t n);
 
+/* JSON.stringify in C (json.c): installed before the prelude runs. */
+int amla_install_json(JSContext *ctx);
+
 /* Math.random from a generator reseeded every run (random.c). */
 int amla_install_random(JSContext *ctx);
 void amla_random_seed(void);

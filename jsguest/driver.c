@@ -408,6 +408,8 @@ EXPORT("amla_init") int32_t amla_init(void)
         return init_failed("out of memory");
     if (amla_install_random(ctx) < 0)
         return init_failed("installing Math.random");
+    if (amla_install_json(ctx) < 0)
+        return init_failed("installing JSON.stringify");
 
     JSValue fn = JS_ReadObject(ctx, amla_prelude_bytecode, amla_prelude_bytecode_len,
                                JS_READ_OBJ_BYTECODE);
