@@ -337,11 +337,43 @@ static void track_rejection(JSContext *c, JSValueConst promise, JSValueConst rea
 
 /* ---- memory ------------------------------------------------------------ */
 
-/* QuickJS allocates through wasi-libc's malloc; these wrappers only note a
+/*
+ * Collector pacing. QuickJS frees most garbage at once by reference
+ * counting; its collector exists for cycles, and each collection walks
+ * every live object. After a collection it sets the next threshold to 1.5
+ * times the heap it kept, so a script that builds a large structure walks
+ * it again and again (10% of a 5 MB JSON round trip). The host tells each
+ * run its memory limit; the threshold is raised to the kept heap plus a
+ * quarter of that limit, which collects a heap of any size at most a few
+ * times and still leaves three quarters of the limit to live data. A
+ * threshold QuickJS sets that is already higher is kept.
+ */
+static size_t gc_allowance;   /* a quarter of the run's memory limit; 0 = QuickJS's pacing */
+static size_t gc_seen;        /* the threshold as this code last left it */
+
+static void pace_gc(void)
+{
+    if (!gc_allowance || !rt)
+        return;
+    size_t t = JS_GetGCThreshold(rt);
+    if (t == gc_seen)
+        return;
+    /* QuickJS has just collected and set t to 1.5 x the heap it kept. */
+    size_t want = t / 3 * 2 + gc_allowance;
+    if (want > t) {
+        JS_SetGCThreshold(rt, want);
+        t = want;
+    }
+    gc_seen = t;
+}
+
+/* QuickJS allocates through wasi-libc's malloc; these wrappers note a
  * failure, so an error that could not even be allocated is still reported
- * as running out of memory. */
+ * as running out of memory, and pace the collector (QuickJS's arenas call
+ * them once per arena, not per object). */
 static void *amla_calloc(void *opaque, size_t count, size_t size)
 {
+    pace_gc();
     void *p = calloc(count, size);
     if (!p && count && size)
         allocation_failed = 1;
@@ -350,6 +382,7 @@ static void *amla_calloc(void *opaque, size_t count, size_t size)
 
 static void *amla_malloc(void *opaque, size_t size)
 {
+    pace_gc();
     void *p = malloc(size);
     if (!p && size)
         allocation_failed = 1;
@@ -363,6 +396,7 @@ static void amla_free(void *opaque, void *ptr)
 
 static void *amla_realloc(void *opaque, void *ptr, size_t size)
 {
+    pace_gc();
     void *p = realloc(ptr, size);
     if (!p && size)
         allocation_failed = 1;
@@ -671,6 +705,13 @@ EXPORT("amla_run") int32_t amla_run(void)
         amla_exit_status(1);
         return 1;
     }
+    int64_t limit = 0;
+    JSValue lv = JS_GetPropertyStr(ctx, input, "memory_limit");
+    if (JS_IsNumber(lv) && JS_ToInt64(ctx, &limit, lv) == 0 && limit > 0) {
+        gc_allowance = (size_t)(limit / 4);
+        pace_gc();
+    }
+    JS_FreeValue(ctx, lv);
     /* prepare installs the tools and returns the wrapped source. */
     JSValue src = call_helper("prepare", 1, (JSValueConst *)&input);
     JS_FreeValue(ctx, input);
