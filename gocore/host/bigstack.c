@@ -10,11 +10,17 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "_cgo_export.h"
 
 // amla_bigstack_main is the thread's body: it enters Go, which serves
-// guest runs on this thread until it has been idle for a while.
+// guest runs on this thread for the life of the process.
 static void *amla_bigstack_main(void *arg) {
 	(void)arg;
 	amlaBigStackWorker();
@@ -60,3 +66,70 @@ size_t amla_thread_stack(void) {
 
 // amla_thread_id identifies the calling thread (for tests of the workers).
 size_t amla_thread_id(void) { return (size_t)pthread_self(); }
+
+#if defined(__linux__)
+// stack_low returns the lowest address of the calling thread's stack, or 0.
+static uintptr_t stack_low(void) {
+	static __thread uintptr_t low;
+	if (low == 0) {
+		pthread_attr_t attr;
+		void *addr;
+		size_t size;
+		if (pthread_getattr_np(pthread_self(), &attr) != 0)
+			return 0;
+		if (pthread_attr_getstack(&attr, &addr, &size) == 0)
+			low = (uintptr_t)addr;
+		pthread_attr_destroy(&attr);
+	}
+	return low;
+}
+#endif
+
+// amla_stack_trim gives the kernel back the pages of the calling thread's
+// stack that lie more than keep_bytes below the current frame. Nothing
+// lives below the stack pointer, so the memory reads as zeros if it is
+// touched again. Linux only; elsewhere it does nothing.
+void amla_stack_trim(size_t keep_bytes) {
+#if defined(__linux__)
+	uintptr_t low = stack_low();
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	if (low == 0 || sp - low <= keep_bytes + page)
+		return;
+	uintptr_t start = (low + page - 1) & ~(page - 1);
+	uintptr_t end = (sp - keep_bytes) & ~(page - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
+#else
+	(void)keep_bytes;
+#endif
+}
+
+// amla_stack_resident counts resident pages from from_bytes to to_bytes
+// below the current frame (for tests); (size_t)-1 if it cannot be told.
+size_t amla_stack_resident(size_t from_bytes, size_t to_bytes) {
+#if defined(__linux__)
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = (sp - to_bytes) & ~(page - 1);
+	uintptr_t end = (sp - from_bytes) & ~(page - 1);
+	size_t n = (end - start) / page, count = 0;
+	unsigned char vec[4096];
+	if (n > sizeof vec || mincore((void *)start, end - start, vec) != 0)
+		return (size_t)-1;
+	for (size_t i = 0; i < n; i++)
+		count += vec[i] & 1;
+	return count;
+#else
+	(void)from_bytes;
+	(void)to_bytes;
+	return (size_t)-1;
+#endif
+}
+
+// amla_stack_touch writes bytes of stack below its frame (for tests).
+void amla_stack_touch(size_t bytes) {
+	volatile char *buf = __builtin_alloca(bytes);
+	for (size_t i = 0; i < bytes; i += 4096)
+		buf[i] = 1;
+}

@@ -5,13 +5,15 @@ package host
 extern int amla_bigstack_start(size_t stack_bytes);
 extern size_t amla_thread_stack(void);
 extern size_t amla_thread_id(void);
+extern void amla_stack_trim(size_t keep_bytes);
+extern size_t amla_stack_resident(size_t from_bytes, size_t to_bytes);
+extern void amla_stack_touch(size_t bytes);
 */
 import "C"
 
 import (
 	"fmt"
 	"syscall"
-	"time"
 )
 
 // Guests run on threads the host creates with a known stack (bigstack.c
@@ -25,26 +27,26 @@ import (
 // touches.
 const threadStack = 40 << 20
 
-// workerIdle is how long an idle worker thread waits for the next run
-// before it ends.
-const workerIdle = 30 * time.Second
+// stackKeep is how much of a worker's stack stays committed between jobs;
+// the pages below it are given back to the kernel after every job, so a
+// guest that recursed deeply does not leave tens of MiB resident.
+const stackKeep = 1 << 20
 
 // bigStackJobs hands a job to an idle worker: unbuffered, so a send only
 // succeeds when a worker is waiting.
 var bigStackJobs = make(chan func())
 
+// amlaBigStackWorker serves jobs for the life of the process. Workers never
+// end: a thread that has run wasm and leaves Go tears down wasmtime's and
+// Go's per-thread signal state in an order neither controls, and the suite
+// once died of SIGSEGV while idle workers were ending. An idle worker costs
+// its thread and the committed top of its stack (stackKeep).
+//
 //export amlaBigStackWorker
 func amlaBigStackWorker() {
-	idle := time.NewTimer(workerIdle)
-	defer idle.Stop()
-	for {
-		select {
-		case job := <-bigStackJobs:
-			job()
-			idle.Reset(workerIdle)
-		case <-idle.C:
-			return
-		}
+	for job := range bigStackJobs {
+		job()
+		C.amla_stack_trim(C.size_t(stackKeep))
 	}
 }
 
@@ -89,3 +91,18 @@ func threadStackSize() uintptr { return uintptr(C.amla_thread_stack()) }
 
 // threadID identifies the thread running the caller (for tests).
 func threadID() uintptr { return uintptr(C.amla_thread_id()) }
+
+// stackResident counts the resident pages of the calling thread's stack
+// between from and to bytes below the current frame (for tests; -1 where
+// it cannot be told).
+func stackResident(from, to uintptr) int {
+	n := C.amla_stack_resident(C.size_t(from), C.size_t(to))
+	if n == ^C.size_t(0) {
+		return -1
+	}
+	return int(n)
+}
+
+// stackTouch writes to bytes of the calling thread's stack below the
+// current frame (for tests).
+func stackTouch(bytes uintptr) { C.amla_stack_touch(C.size_t(bytes)) }

@@ -46,6 +46,39 @@ func TestOnBigStack(t *testing.T) {
 				t.Fatal("the nested call ran on its caller's thread")
 			}
 		}},
+		{"a worker gives back deep stack pages after a job", func(t *testing.T) {
+			var before, after int
+			var worker uintptr
+			if err := onBigStack(func() {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				worker = threadID()
+				stackTouch(8 << 20)
+				before = stackResident(2<<20, 6<<20)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if before < 0 {
+				t.Skip("this platform cannot tell which stack pages are resident")
+			}
+			// The same idle worker takes the next job (the others are idle
+			// too, so try until it does).
+			for i := 0; i < 100 && after == 0; i++ {
+				if err := onBigStack(func() {
+					if threadID() == worker {
+						after = stackResident(2<<20, 6<<20) + 1
+					}
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if after == 0 {
+				t.Skip("the worker did not come round again")
+			}
+			if before < 900 || after-1 > 16 {
+				t.Fatalf("resident pages 2-6 MiB down the stack: %d in the job, %d after it; want ~1024 then ~0", before, after-1)
+			}
+		}},
 		{"a panic comes back to the caller", func(t *testing.T) {
 			defer func() {
 				if p := recover(); p != "boom" {
