@@ -119,6 +119,19 @@ def test_allocation_bomb_ends_at_the_memory_limit(run) -> None:
         assert box.execute("console.log(1)") == "1\n"
 
 
+@pytest.mark.parametrize("limit_mib", [32, 256])
+def test_cyclic_garbage_is_collected_within_the_memory_limit(limit_mib: int) -> None:
+    # Cycles are what only QuickJS's collector frees; the run paces it by
+    # its memory limit (docs/javascript.md). 1,000,000 pairs of objects
+    # that point at each other are far more than either limit.
+    code = (
+        "let kept = 0; for (let i = 0; i < 1000000; i++) { const a = {i, pad: [i, i]}; const b = {a}; a.b = b; kept += b.a.i & 1 }"
+        "console.log(kept)"
+    )
+    with Sandbox(memory_limit=limit_mib * 1024 * 1024, timeout=60) as box:
+        assert box.execute(code) == "500000\n"
+
+
 def test_nesting_of_child_processes_is_bounded() -> None:
     with Sandbox(timeout=20) as box:
         # node runs a script that runs the shell that runs node ... forever.
