@@ -175,6 +175,11 @@ for _ in range(2):
             "deep(5000).then(r => console.log(r.stdout.trim()))") % (json.dumps(code),)
 measure(lambda: sb.execute(code))
 """),
+    Attack("JS `JSON.stringify` of a value nested 200,000 deep", "stringify depth limit (5,000)", """
+sb = Sandbox(timeout=30)
+warm(sb)
+measure(lambda: sb.execute("let o = 1; for (let i = 0; i < 200000; i++) o = [o]; try { JSON.stringify(o) } catch (e) { console.log(e.name) }"))
+"""),
     Attack("JS allocation bomb", "memory_limit=64 MiB", """
 sb = Sandbox(memory_limit=64 * MiB, timeout=30)
 warm(sb)
