@@ -49,36 +49,52 @@ func newProc(r *Run, depth int, out *[2]*cappedBuffer) *proc {
 	return p
 }
 
-// procEnd is how a process ended.
+// procEnd is how a process ended, and for the script's own process the
+// instance it ran in, still to be closed.
 type procEnd struct {
 	result wire.Result
+	inst   *instance
 }
 
-// runProc runs one guest process for input to its end, inside the run's
-// deadline and a memory limit of memLimit bytes.
-func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
-	fail := func(format string, a ...any) procEnd {
-		return procEnd{wire.Result{ExitCode: 1, ErrorKind: wire.ErrKindRuntime, Error: "Runtime error: " + fmt.Sprintf(format, a...)}}
-	}
-	g, err := r.sb.guestFor(in.Language)
-	if err != nil {
-		return fail("%v", err)
-	}
-	in.MemoryLimit = memLimit
-	data, err := json.Marshal(in)
-	if err != nil {
-		return fail("encoding run input: %v", err)
-	}
-	p.input = data
+// instance is a guest instance ready to run: its store (whose data is
+// the process), the instantiated module, and the file its runtime's own
+// stderr goes to. err is set instead when it could not be made.
+type instance struct {
+	language   string
+	g          *GuestModule
+	p          *proc
+	store      *wasmtime.Store
+	inst       *wasmtime.Instance
+	runtimeLog string
+	err        error // setting the instance up failed
+	instErr    error // instantiating the module failed (a trap, memory)
+}
 
+// close frees the instance's store (unmapping its memory).
+func (in *instance) close() {
+	if in != nil && in.store != nil {
+		in.store.Close()
+		in.store = nil
+	}
+}
+
+// newInstance makes a fresh instance of language's guest for p, with a
+// memory limit of memLimit bytes. It runs no guest code.
+func (s *Sandbox) newInstance(language string, p *proc, memLimit int64) *instance {
+	in := &instance{language: language, p: p}
+	g, err := s.guestFor(language)
+	if err != nil {
+		in.err = err
+		return in
+	}
+	in.g = g
 	store := wasmtime.NewStoreWithData(sharedEngine(), p)
-	defer store.Close()
+	in.store = store
 	store.Limiter(memLimit, -1, -1, -1, -1)
-	r.ctl.attach(store)
 
 	// One file per nesting level, reused run after run (a sandbox runs one
 	// script at a time): opening it truncates it.
-	runtimeLog := filepath.Join(r.sb.base, fmt.Sprintf("guest-stderr-%d.log", p.depth))
+	in.runtimeLog = filepath.Join(s.base, fmt.Sprintf("guest-stderr-%d.log", p.depth))
 
 	wasi := wasmtime.NewWasiConfig()
 	wasi.SetArgv([]string{"amla-guest"})
@@ -86,40 +102,82 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	wasi.SetEnv([]string{"GOMEMLIMIT", "PWD", "HOME"}, []string{strconv.FormatInt(gomem, 10), "/workspace", "/workspace"})
 	// The guests write their output through the output host function; fd 2
 	// only ever carries a guest runtime's own crash report.
-	if err := wasi.SetStderrFile(runtimeLog); err != nil {
-		return fail("%v", err)
+	if err := wasi.SetStderrFile(in.runtimeLog); err != nil {
+		in.err = err
+		return in
 	}
-	for _, pre := range preopens(r.sb.Root()) {
+	for _, pre := range preopens(s.Root()) {
 		_ = os.MkdirAll(pre.host, 0o700)
 		if err := wasi.PreopenDir(pre.host, pre.guest, pre.dir, pre.file); err != nil {
-			return fail("preopening %s: %v", pre.guest, err)
+			in.err = fmt.Errorf("preopening %s: %v", pre.guest, err)
+			return in
 		}
 	}
 	store.SetWasi(wasi)
+	in.inst, in.instErr = g.linker.Instantiate(store, g.module)
+	return in
+}
 
-	inst, err := g.linker.Instantiate(store, g.module)
-	var callErr error
+// runProc runs one guest process for input to its end, inside the run's
+// deadline and a memory limit of memLimit bytes. A nested process gets a
+// fresh instance, closed before runProc returns; the script's own process
+// (p.depth 0) takes the sandbox's spare when it fits, and its instance is
+// returned in procEnd for the run to close once the result is out.
+func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
+	fail := func(format string, a ...any) procEnd {
+		return procEnd{result: wire.Result{ExitCode: 1, ErrorKind: wire.ErrKindRuntime, Error: "Runtime error: " + fmt.Sprintf(format, a...)}}
+	}
+	in.MemoryLimit = memLimit
+	data, err := json.Marshal(in)
 	if err != nil {
-		callErr = err
+		return fail("encoding run input: %v", err)
+	}
+
+	var inst *instance
+	if p.depth == 0 {
+		inst = r.sb.takeSpare(in.Language, p)
+	}
+	if inst == nil {
+		inst = r.sb.newInstance(in.Language, p, memLimit)
+	}
+	end := procEnd{inst: inst}
+	if p.depth > 0 {
+		defer inst.close()
+		end.inst = nil
+	}
+	p = inst.p
+	p.input = data
+	if inst.err != nil {
+		end.result = fail("%v", inst.err).result
+		return end
+	}
+	r.ctl.attach(inst.store)
+
+	var callErr error
+	if inst.instErr != nil {
+		callErr = inst.instErr
 	} else {
 		// Guests run on threads with a stack of known size (bigstack.go):
 		// the run's own goroutine was started on one, and a nested
 		// process moves to one of its own.
 		if p.depth == 0 {
-			callErr = r.enter(p, g, inst, store)
-		} else if err := onBigStack(func() { callErr = r.enter(p, g, inst, store) }); err != nil {
-			return fail("%v", err)
+			callErr = r.enter(p, inst.g, inst.inst, inst.store)
+		} else if err := onBigStack(func() { callErr = r.enter(p, inst.g, inst.inst, inst.store) }); err != nil {
+			end.result = fail("%v", err).result
+			return end
 		}
 		if errors.Is(callErr, errNoEntry) {
-			return fail("guest module %s: %v", filepath.Base(g.WasmPath), callErr)
+			end.result = fail("guest module %s: %v", filepath.Base(inst.g.WasmPath), callErr).result
+			return end
 		}
 	}
-	if inst != nil {
-		if mem := inst.GetExport(store, "memory"); mem != nil && mem.Memory() != nil {
-			p.memory = int64(mem.Memory().DataSize(store))
+	if inst.inst != nil {
+		if mem := inst.inst.GetExport(inst.store, "memory"); mem != nil && mem.Memory() != nil {
+			p.memory = int64(mem.Memory().DataSize(inst.store))
 		}
 	}
-	return procEnd{r.classify(p, callErr, runtimeLog, memLimit)}
+	end.result = r.classify(p, callErr, inst.runtimeLog, memLimit)
+	return end
 }
 
 var errNoEntry = errors.New("exports neither _start nor amla_run")

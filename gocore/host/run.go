@@ -69,6 +69,7 @@ func (r *Run) execute() {
 	r.begun = time.Now()
 	r.ctl.setIn(r.sb.cfg.Limits.Timeout)
 	var res wire.Result
+	var used *instance
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -78,6 +79,7 @@ func (r *Run) execute() {
 		main := newProc(r, 0, nil)
 		end := r.runProc(main, r.input, r.sb.cfg.Limits.MemoryLimit)
 		res = end.result
+		used = end.inst
 	}()
 	res.DurationMS = float64(time.Since(r.begun).Microseconds()) / 1000
 	r.mu.Lock()
@@ -103,6 +105,8 @@ func (r *Run) execute() {
 	r.owner, r.handed = map[int64]*proc{}, map[int64]bool{}
 	r.cond.Broadcast()
 	r.mu.Unlock()
+	// With the result out, free the instance and make the next run's.
+	r.sb.replaceSpare(used)
 }
 
 // broadcast wakes every waiter (used by timers).

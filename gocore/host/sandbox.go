@@ -85,6 +85,12 @@ type Sandbox struct {
 	mu     sync.Mutex
 	active *Run
 	closed bool
+
+	// spare is an instance made after a run ended, for the next run of the
+	// same language (spare.go); spareMu guards it and is held while one is
+	// being made.
+	spareMu sync.Mutex
+	spare   *instance
 }
 
 // NewSandbox creates a sandbox with a fresh private directory.
@@ -201,6 +207,7 @@ func (s *Sandbox) Close() error {
 		r.Cancel()
 		r.WaitDone()
 	}
+	s.dropSpare()
 	// RemoveAll removes symlinks themselves and never follows them.
 	return os.RemoveAll(s.base)
 }

@@ -1,0 +1,61 @@
+package host
+
+// A run's own process starts on an instance made in advance. Making an
+// instance (store, WASI context, instantiating the snapshot) and freeing
+// one (unmapping its memory) were about a quarter of a short run. After a
+// run has published its result, its goroutine frees the used instance and
+// makes a fresh one for the next run of the same language, while Python
+// reads the result. The spare has run no guest code, so every run still
+// starts from the snapshot's clean state; a nested process makes its own.
+
+// replaceSpare closes used and, unless the sandbox is closed, makes a
+// spare of used's language for the next run.
+func (s *Sandbox) replaceSpare(used *instance) {
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	used.close()
+	if used == nil || used.g == nil || s.isClosed() {
+		return
+	}
+	s.spare.close()
+	s.spare = s.newInstance(used.language, &proc{depth: 0, pending: map[int64]bool{}}, s.cfg.Limits.MemoryLimit)
+	if s.spare.err != nil || s.spare.instErr != nil {
+		// Made again, and the error reported, by the run that needs it.
+		s.spare.close()
+		s.spare = nil
+	}
+}
+
+// takeSpare returns the spare for a run of language, set up as p (the
+// run's own process), or nil when there is none for that language. It
+// waits while a spare is being made.
+func (s *Sandbox) takeSpare(language string, p *proc) *instance {
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	in := s.spare
+	s.spare = nil
+	if in == nil {
+		return nil
+	}
+	if in.language != language {
+		in.close()
+		return nil
+	}
+	// The store's data is in.p: it becomes the run's process.
+	*in.p = *p
+	return in
+}
+
+// dropSpare closes the spare, if any (Sandbox.Close).
+func (s *Sandbox) dropSpare() {
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	s.spare.close()
+	s.spare = nil
+}
+
+func (s *Sandbox) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}

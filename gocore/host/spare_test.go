@@ -1,0 +1,98 @@
+package host
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"amlasandbox/gocore/wire"
+)
+
+// spareOf waits for the run that just ended to leave a spare (it is made
+// after the result is out) and returns its language ("" if none came).
+func spareOf(sb *Sandbox) string {
+	for i := 0; i < 200; i++ {
+		sb.spareMu.Lock()
+		sp := sb.spare
+		sb.spareMu.Unlock()
+		if sp != nil {
+			return sp.language
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return ""
+}
+
+func TestSpareInstance(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"a finished run leaves a spare of its language, the next run takes it", func(t *testing.T) {
+			sb := newTestSandbox(t, Limits{}, nil)
+			if res := run(t, sb, "echo one", nil); res.Stdout != "one\n" {
+				t.Fatalf("first run: %+v", res)
+			}
+			if got := spareOf(sb); got != "shell" {
+				t.Fatalf("spare after a shell run: %q, want shell", got)
+			}
+			first := sb.spare
+			if res := run(t, sb, "echo two", nil); res.Stdout != "two\n" || res.ExitCode != 0 {
+				t.Fatalf("second run: %+v", res)
+			}
+			spareOf(sb)
+			if sb.spare == first {
+				t.Fatal("the second run's spare is the first one: it was not taken")
+			}
+		}},
+		{"a run after a memory-limit failure starts clean", func(t *testing.T) {
+			sb := newTestSandbox(t, Limits{MemoryLimit: 64 << 20}, nil)
+			if res := run(t, sb, "alloc", nil); res.ErrorKind != wire.ErrKindMemory {
+				t.Fatalf("alloc: %+v", res)
+			}
+			spareOf(sb)
+			if res := run(t, sb, "echo ok", nil); res.Stdout != "ok\n" || res.ExitCode != 0 {
+				t.Fatalf("run after the limit: %+v", res)
+			}
+		}},
+		{"close drops the spare and removes the directory", func(t *testing.T) {
+			sb := newTestSandbox(t, Limits{}, nil)
+			run(t, sb, "echo one", nil)
+			if spareOf(sb) == "" {
+				t.Fatal("no spare after a run")
+			}
+			if err := sb.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if sb.spare != nil {
+				t.Fatal("Close left the spare")
+			}
+			if _, err := os.Stat(sb.base); !os.IsNotExist(err) {
+				t.Fatalf("the sandbox directory is still there after Close: %v", err)
+			}
+		}},
+		{"a closed sandbox makes no spare", func(t *testing.T) {
+			sb := newTestSandbox(t, Limits{}, nil)
+			r, err := sb.Start("shell", "echo one", "", false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sb.Close(); err != nil {
+				t.Fatal(err)
+			}
+			r.WaitDone()
+			time.Sleep(50 * time.Millisecond)
+			sb.spareMu.Lock()
+			defer sb.spareMu.Unlock()
+			if sb.spare != nil {
+				t.Fatal("a spare was made for a closed sandbox")
+			}
+			if _, err := os.Stat(sb.base); !os.IsNotExist(err) {
+				t.Fatalf("the sandbox directory came back after Close: %v", err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, tt.run)
+	}
+}
