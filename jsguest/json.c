@@ -30,14 +30,22 @@
 static JSClassID class_number, class_string, class_boolean, class_bigint, class_rawjson;
 static JSValue boolean_value_of = JS_UNDEFINED; /* Boolean.prototype.valueOf */
 static JSValue array_is_array = JS_UNDEFINED;   /* Array.isArray (sees through proxies) */
+static JSValue string_concat = JS_UNDEFINED;    /* (a, b) => a + b: `+` keeps long strings as a rope */
 static JSAtom atom_to_json, atom_raw_json;
 
 /* ---- output buffer ----------------------------------------------------- */
 
+/* Output is UTF-8 in p. Past FLUSH_AT bytes it is moved, at a point where
+ * nothing written may still be taken back, into text: a JS string built
+ * by concatenation, which QuickJS keeps as a rope, so a long result needs
+ * about its own size once rather than a buffer and a copy of it. */
 typedef struct {
     char *p;
     size_t len, cap;
+    JSValue text; /* what was flushed so far, or undefined */
 } Buf;
+
+enum { FLUSH_AT = 8 << 20 };
 
 static int buf_reserve(JSContext *ctx, Buf *b, size_t more)
 {
@@ -78,6 +86,35 @@ static int buf_putc(JSContext *ctx, Buf *b, char c)
     return 0;
 }
 
+/* buf_flush moves the buffer's bytes (whole UTF-8 sequences) into text. */
+static int buf_flush(JSContext *ctx, Buf *b)
+{
+    if (b->len == 0)
+        return 0;
+    JSValue part = JS_NewStringLen(ctx, b->p, b->len);
+    if (JS_IsException(part))
+        return -1;
+    b->len = 0;
+    if (JS_IsUndefined(b->text)) {
+        b->text = part;
+        return 0;
+    }
+    JSValueConst args[2] = {b->text, part};
+    JSValue joined = JS_Call(ctx, string_concat, JS_UNDEFINED, 2, args);
+    JS_FreeValue(ctx, part);
+    JS_FreeValue(ctx, b->text);
+    b->text = JS_UNDEFINED;
+    if (JS_IsException(joined))
+        return -1;
+    b->text = joined;
+    return 0;
+}
+
+static int buf_maybe_flush(JSContext *ctx, Buf *b)
+{
+    return b->len >= FLUSH_AT ? buf_flush(ctx, b) : 0;
+}
+
 /* ---- state of one call ------------------------------------------------- */
 
 typedef struct {
@@ -114,49 +151,61 @@ static JSValue key_value(JSContext *ctx, Key k)
 static const char hex[] = "0123456789abcdef";
 
 /* quote_utf8 appends s (UTF-8 from JS_ToCStringLen, where a lone surrogate
- * is the three bytes ED A0..BF xx) as a JSON string: QuoteJSONString. */
-static int quote_utf8(JSContext *ctx, Buf *b, const unsigned char *s, size_t n)
+ * is the three bytes ED A0..BF xx) as a JSON string: QuoteJSONString. It
+ * reserves room a chunk at a time (at most 6 output bytes per input byte),
+ * and with may_flush (a value, not a key) flushes between chunks, so a long
+ * string needs little more than its own size. */
+static int quote_utf8(JSContext *ctx, Buf *b, const unsigned char *s, size_t n, int may_flush)
 {
-    /* Worst case: every byte becomes \u00XX (6 bytes), plus the quotes. */
-    if (n > (SIZE_MAX - 2) / 6 || buf_reserve(ctx, b, n * 6 + 2))
+    enum { CHUNK = 4096 };
+    if (buf_putc(ctx, b, '"'))
         return -1;
-    char *q = b->p + b->len;
-    *q++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        if (c >= 0x20 && c != '"' && c != '\\' && c != 0xED) {
-            *q++ = (char)c;
-            continue;
-        }
-        switch (c) {
-        case '"': *q++ = '\\'; *q++ = '"'; break;
-        case '\\': *q++ = '\\'; *q++ = '\\'; break;
-        case '\b': *q++ = '\\'; *q++ = 'b'; break;
-        case '\f': *q++ = '\\'; *q++ = 'f'; break;
-        case '\n': *q++ = '\\'; *q++ = 'n'; break;
-        case '\r': *q++ = '\\'; *q++ = 'r'; break;
-        case '\t': *q++ = '\\'; *q++ = 't'; break;
-        case 0xED:
-            if (i + 2 < n && s[i + 1] >= 0xA0) {
-                /* A lone surrogate U+D800..U+DFFF: escaped, as the spec says. */
-                unsigned u = 0xD000 | ((unsigned)(s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
-                *q++ = '\\'; *q++ = 'u';
-                *q++ = hex[u >> 12]; *q++ = hex[(u >> 8) & 15];
-                *q++ = hex[(u >> 4) & 15]; *q++ = hex[u & 15];
-                i += 2;
-            } else {
+    size_t i = 0;
+    while (i < n) {
+        size_t stop = n - i < CHUNK ? n : i + CHUNK;
+        while (stop < n && (s[stop] & 0xC0) == 0x80)
+            stop++; /* end the chunk on a whole character */
+        if (may_flush && buf_maybe_flush(ctx, b))
+            return -1;
+        if (buf_reserve(ctx, b, (stop - i) * 6 + 6))
+            return -1;
+        char *q = b->p + b->len;
+        for (; i < stop; i++) {
+            unsigned char c = s[i];
+            if (c >= 0x20 && c != '"' && c != '\\' && c != 0xED) {
                 *q++ = (char)c;
+                continue;
             }
-            break;
-        default: /* other control characters */
-            *q++ = '\\'; *q++ = 'u'; *q++ = '0'; *q++ = '0';
-            *q++ = hex[c >> 4]; *q++ = hex[c & 15];
-            break;
+            switch (c) {
+            case '"': *q++ = '\\'; *q++ = '"'; break;
+            case '\\': *q++ = '\\'; *q++ = '\\'; break;
+            case '\b': *q++ = '\\'; *q++ = 'b'; break;
+            case '\f': *q++ = '\\'; *q++ = 'f'; break;
+            case '\n': *q++ = '\\'; *q++ = 'n'; break;
+            case '\r': *q++ = '\\'; *q++ = 'r'; break;
+            case '\t': *q++ = '\\'; *q++ = 't'; break;
+            case 0xED:
+                if (i + 2 < n && s[i + 1] >= 0xA0) {
+                    /* A lone surrogate U+D800..U+DFFF: escaped, as the spec
+                     * says. Three input bytes, six output bytes. */
+                    unsigned u = 0xD000 | ((unsigned)(s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
+                    *q++ = '\\'; *q++ = 'u';
+                    *q++ = hex[u >> 12]; *q++ = hex[(u >> 8) & 15];
+                    *q++ = hex[(u >> 4) & 15]; *q++ = hex[u & 15];
+                    i += 2;
+                } else {
+                    *q++ = (char)c;
+                }
+                break;
+            default: /* other control characters */
+                *q++ = '\\'; *q++ = 'u'; *q++ = '0'; *q++ = '0';
+                *q++ = hex[c >> 4]; *q++ = hex[c & 15];
+                break;
+            }
         }
+        b->len = (size_t)(q - b->p);
     }
-    *q++ = '"';
-    b->len = (size_t)(q - b->p);
-    return 0;
+    return buf_putc(ctx, b, '"');
 }
 
 static int put_quoted(Ctx *c, JSValueConst str)
@@ -165,7 +214,7 @@ static int put_quoted(Ctx *c, JSValueConst str)
     const char *s = JS_ToCStringLen2(c->ctx, &n, str, false);
     if (!s)
         return -1;
-    int r = quote_utf8(c->ctx, &c->out, (const unsigned char *)s, n);
+    int r = quote_utf8(c->ctx, &c->out, (const unsigned char *)s, n, 1);
     JS_FreeCString(c->ctx, s);
     return r;
 }
@@ -176,7 +225,7 @@ static int put_quoted_atom(Ctx *c, JSAtom atom)
     const char *s = JS_AtomToCStringLen(c->ctx, &n, atom);
     if (!s)
         return -1;
-    int r = quote_utf8(c->ctx, &c->out, (const unsigned char *)s, n);
+    int r = quote_utf8(c->ctx, &c->out, (const unsigned char *)s, n, 0);
     JS_FreeCString(c->ctx, s);
     return r;
 }
@@ -311,6 +360,10 @@ static int ser_object(Ctx *c, JSValueConst obj)
         goto done;
     for (uint32_t i = 0; i < n; i++) {
         JSAtom atom = c->has_props ? c->props[i] : tab[i].atom;
+        /* Flush here, never after mark: until its value starts to be
+         * written, the member may still be taken back. */
+        if (buf_maybe_flush(ctx, &c->out))
+            goto done;
         size_t mark = c->out.len;
         if (any && buf_putc(ctx, &c->out, ','))
             goto done;
@@ -352,7 +405,7 @@ static int ser_array(Ctx *c, JSValueConst arr)
     if (JS_GetLength(ctx, arr, &len) || buf_putc(ctx, &c->out, '['))
         goto done;
     for (int64_t i = 0; i < len; i++) {
-        if (i > 0 && buf_putc(ctx, &c->out, ','))
+        if (buf_maybe_flush(ctx, &c->out) || (i > 0 && buf_putc(ctx, &c->out, ',')))
             goto done;
         if (c->gap_len && put_newline_indent(c, c->depth))
             goto done;
@@ -639,7 +692,7 @@ static JSValue js_stringify(JSContext *ctx, JSValueConst this_val, int argc, JSV
     JSValueConst value = argc > 0 ? argv[0] : JS_UNDEFINED;
     JSValueConst replacer = argc > 1 ? argv[1] : JS_UNDEFINED;
     JSValueConst space = argc > 2 ? argv[2] : JS_UNDEFINED;
-    Ctx c = {.ctx = ctx, .replacer = JS_UNDEFINED};
+    Ctx c = {.ctx = ctx, .replacer = JS_UNDEFINED, .out = {.text = JS_UNDEFINED}};
     JSValue holder = JS_UNDEFINED, ret = JS_EXCEPTION;
 
     if (JS_IsFunction(ctx, replacer)) {
@@ -665,7 +718,18 @@ static JSValue js_stringify(JSContext *ctx, JSValueConst this_val, int argc, JSV
     JS_FreeAtom(ctx, empty);
     if (w < 0)
         goto done;
-    ret = w == 0 ? JS_UNDEFINED : JS_NewStringLen(ctx, c.out.p, c.out.len);
+    if (w == 0) {
+        ret = JS_UNDEFINED;
+    } else if (JS_IsUndefined(c.out.text)) {
+        /* Give back the doubling slack before the text is copied. */
+        char *p = c.out.len ? realloc(c.out.p, c.out.len) : NULL;
+        if (p)
+            c.out.p = p;
+        ret = JS_NewStringLen(ctx, c.out.p, c.out.len);
+    } else if (buf_flush(ctx, &c.out) == 0) {
+        ret = c.out.text;
+        c.out.text = JS_UNDEFINED;
+    }
 done:
     JS_FreeValue(ctx, holder);
     for (uint32_t i = 0; i < c.n_props; i++)
@@ -673,6 +737,7 @@ done:
     free(c.props);
     free(c.stack);
     free(c.out.p);
+    JS_FreeValue(ctx, c.out.text);
     return ret;
 }
 
@@ -704,7 +769,11 @@ int amla_install_json(JSContext *ctx)
         return -1;
     boolean_value_of = get_path(ctx, "Boolean.prototype.valueOf");
     array_is_array = get_path(ctx, "Array.isArray");
-    if (!JS_IsFunction(ctx, boolean_value_of) || !JS_IsFunction(ctx, array_is_array))
+    /* Not String.prototype.concat: it copies two flat strings into a
+     * third, which made flushing quadratic. */
+    string_concat = get_path(ctx, "(a, b) => a + b");
+    if (!JS_IsFunction(ctx, boolean_value_of) || !JS_IsFunction(ctx, array_is_array) ||
+        !JS_IsFunction(ctx, string_concat))
         return -1;
     atom_to_json = JS_NewAtom(ctx, "toJSON");
     atom_raw_json = JS_NewAtom(ctx, "rawJSON");

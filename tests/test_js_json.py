@@ -108,6 +108,32 @@ def test_nesting_up_to_the_limit_round_trips(sb: Sandbox) -> None:
     assert sb.execute(code) == "9999 true\n"
 
 
+def test_a_long_result_needs_about_its_own_size(sb: Sandbox) -> None:
+    # 40 MB of text whose JSON is 50 MB, in the default 256 MiB. Reserving
+    # the worst case up front (6 bytes a character), or a buffer plus a copy
+    # of it, did not fit.
+    code = "const s = 'abcd\\n'.repeat(8 * 1024 * 1024); console.log(JSON.stringify(s).length)"
+    assert sb.execute(code) == "50331650\n"
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        # one long string: parts end inside it, never inside a character
+        "const v = 'é中\\ud83d\\ude00\\n\"'.repeat(1024 * 1024)",
+        # many values: parts end between them
+        "const v = []; for (let i = 0; i < 200000; i++) v.push({k: 'é中\\ud83d\\ude00\\n' + i, n: i / 7})",
+    ],
+    ids=["one long string", "many values"],
+)
+def test_a_result_past_8_mib_reads_back(sb: Sandbox, build: str) -> None:
+    code = (
+        build + "; const t = JSON.stringify(v);"
+        "console.log(new TextEncoder().encode(t).length > 8 * 1024 * 1024, JSON.stringify(JSON.parse(t)) === t)"
+    )
+    assert sb.execute(code) == "true true\n"
+
+
 def test_bigint_with_a_to_json_method_is_serialised(sb: Sandbox) -> None:
     code = "BigInt.prototype.toJSON = function () { return 'big' + this }; console.log(JSON.stringify({n: 5n}))"
     assert sb.execute(code) == '{"n":"big5"}\n'
