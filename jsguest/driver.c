@@ -426,6 +426,34 @@ static int32_t init_failed(const char *what)
     return 1;
 }
 
+/*
+ * reserve_heap leaves the allocator free 64 KiB pages in the snapshot.
+ * Without them a small run's first allocations grow the linear memory, and
+ * a host can only reuse an instance for the next run (resetting it to the
+ * snapshot) while its memory has not grown.
+ *
+ * The libc's allocator (Zig's WasmAllocator) carves small blocks out of
+ * whole 64 KiB pages and keeps freed large blocks by their page count, so
+ * the headroom is AMLA_HEAP_HEADROOM_PAGES blocks of exactly one page each:
+ * malloc adds a 16-byte header and the allocator 4 bytes of its own, and
+ * rounds a block up to whole pages from 65,532 bytes. Free pages are mostly
+ * zero bytes, which the snapshot does not store and a run that never
+ * touches them never maps.
+ */
+#define AMLA_HEAP_HEADROOM_PAGES 16
+#define AMLA_WASM_PAGE 65536
+#define AMLA_MALLOC_OVERHEAD 24
+
+static void reserve_heap(void)
+{
+    /* volatile: a compiler may drop a malloc whose block is only freed. */
+    void *volatile blocks[AMLA_HEAP_HEADROOM_PAGES];
+    for (int i = 0; i < AMLA_HEAP_HEADROOM_PAGES; i++)
+        blocks[i] = malloc(AMLA_WASM_PAGE - AMLA_MALLOC_OVERHEAD);
+    for (int i = 0; i < AMLA_HEAP_HEADROOM_PAGES; i++)
+        free(blocks[i]);
+}
+
 /* amla_init creates the runtime and runs the prelude. It reads no input
  * and may be called once; later calls do nothing. 0 on success. */
 EXPORT("amla_init") int32_t amla_init(void)
@@ -463,6 +491,7 @@ EXPORT("amla_init") int32_t amla_init(void)
     /* Rejections during init are the prelude's own business. */
     while (n_rejected)
         JS_FreeValue(ctx, rejected[--n_rejected]);
+    reserve_heap();
     initialised = 1;
     return 0;
 }

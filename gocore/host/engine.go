@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 
+	"amlasandbox/gocore/wasmsnap"
 	"amlasandbox/gocore/wire"
 )
 
@@ -82,6 +84,13 @@ type GuestModule struct {
 	// reactor: the module exports amla_run (and amla_init); otherwise it
 	// is a WASI command run through _start.
 	reactor bool
+	// resetGlobals name the snapshot's exports of its mutable globals, in
+	// order; with them an instance can be reset for another run (reset.go).
+	resetGlobals []string
+	resettable   bool
+
+	pristineOnce sync.Once
+	pristine     *pristine
 }
 
 // classify notes how the module is entered: a command (it exports
@@ -90,14 +99,19 @@ type GuestModule struct {
 func (g *GuestModule) classify() {
 	hasRun, hasStart := false, false
 	for _, e := range g.module.Exports() {
-		switch e.Name() {
-		case wire.ExportRun:
+		switch name := e.Name(); {
+		case name == wire.ExportRun:
 			hasRun = true
-		case wire.ExportStart:
+		case name == wire.ExportStart:
 			hasStart = true
+		case strings.HasPrefix(name, wasmsnap.ResetGlobalPrefix):
+			g.resetGlobals = append(g.resetGlobals, name)
 		}
 	}
 	g.reactor = hasRun && !hasStart
+	// Only a snapshot made by wasmsnap offers its globals; the order of
+	// setting them back does not matter.
+	g.resettable = g.reactor && len(g.resetGlobals) > 0
 }
 
 var (

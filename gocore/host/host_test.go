@@ -13,7 +13,7 @@ import (
 	"amlasandbox/gocore/wire"
 )
 
-var testGuest *GuestModule
+var testGuest, testSnapGuest *GuestModule
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "hosttest-")
@@ -27,6 +27,30 @@ func TestMain(m *testing.M) {
 		panic(string(out))
 	}
 	testGuest, err = LoadGuest(wasm, filepath.Join(dir, "cache", "guest.cwasm"))
+	if err != nil {
+		panic(err)
+	}
+	// The same guest as a snapshot of its reactor build, as the package's
+	// guests are shipped: instances of it are reset between runs.
+	reactor := filepath.Join(dir, "testguest-reactor.wasm")
+	cmd = exec.Command("go", "build", "-buildmode=c-shared", "-o", reactor, "./testdata/testguest")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	raw, err := os.ReadFile(reactor)
+	if err != nil {
+		panic(err)
+	}
+	snap, err := SnapshotGuest(raw)
+	if err != nil {
+		panic(err)
+	}
+	snapPath := filepath.Join(dir, "testguest-snapshot.wasm")
+	if err := os.WriteFile(snapPath, snap, 0o644); err != nil {
+		panic(err)
+	}
+	testSnapGuest, err = LoadGuest(snapPath, filepath.Join(dir, "cache", "snapshot.cwasm"))
 	if err != nil {
 		panic(err)
 	}

@@ -131,11 +131,11 @@ func guard(name string, trap **wasmtime.Trap) {
 func procOf(c *wasmtime.Caller) *proc { return c.Data().(*proc) }
 
 func memoryOf(c *wasmtime.Caller) []byte {
-	ext := c.GetExport("memory")
-	if ext == nil || ext.Memory() == nil {
+	mem := procOf(c).mem
+	if mem == nil {
 		return nil
 	}
-	return ext.Memory().UnsafeData(c)
+	return mem.UnsafeData(c)
 }
 
 // guestView returns guest memory [ptr, ptr+n) itself: valid only until

@@ -33,6 +33,10 @@ type proc struct {
 	taken   []byte            // the answer tool_wait announced
 	spawned []byte            // the SpawnResult spawn announced
 
+	// mem is the memory of the instance the process runs in (resolved
+	// once: each lookup of an export adds an entry to its store).
+	mem *wasmtime.Memory
+
 	exitStatus int
 	exitSet    bool
 	// A child's output is collected for its parent; the script's own goes
@@ -68,6 +72,47 @@ type instance struct {
 	runtimeLog string
 	err        error // setting the instance up failed
 	instErr    error // instantiating the module failed (a trap, memory)
+
+	// The exports a run calls, resolved once (each lookup adds an entry to
+	// the store): _start for a command; for a reactor, its set-up exports
+	// and amla_run.
+	start, run *wasmtime.Func
+	setUp      []*wasmtime.Func
+	mem        *wasmtime.Memory
+	// resetGlobals are a snapshot's mutable globals, exported for resetting
+	// (reset.go); nil when the module has none to offer.
+	resetGlobals []*wasmtime.Global
+	// returned: the last call into the instance returned normally (no trap,
+	// no exit), so it may be reset and used again.
+	returned bool
+}
+
+// resolve looks up the exports a run needs.
+func (in *instance) resolve() {
+	if ext := in.inst.GetExport(in.store, "memory"); ext != nil {
+		in.mem = ext.Memory()
+	}
+	in.p.mem = in.mem
+	if !in.g.reactor {
+		in.start = in.inst.GetFunc(in.store, wire.ExportStart)
+		return
+	}
+	// A snapshot (amla-snapshot) no longer exports _initialize, and its
+	// amla_init finds the set-up done and returns at once.
+	for _, name := range []string{wire.ExportInitialize, wire.ExportInit} {
+		if f := in.inst.GetFunc(in.store, name); f != nil {
+			in.setUp = append(in.setUp, f)
+		}
+	}
+	in.run = in.inst.GetFunc(in.store, wire.ExportRun)
+	for _, name := range in.g.resetGlobals {
+		ext := in.inst.GetExport(in.store, name)
+		if ext == nil || ext.Global() == nil {
+			in.resetGlobals = nil
+			return
+		}
+		in.resetGlobals = append(in.resetGlobals, ext.Global())
+	}
 }
 
 // close frees the instance's store (unmapping its memory).
@@ -95,27 +140,38 @@ func (s *Sandbox) newInstance(language string, p *proc, memLimit int64) *instanc
 	// One file per nesting level, reused run after run (a sandbox runs one
 	// script at a time): opening it truncates it.
 	in.runtimeLog = filepath.Join(s.base, fmt.Sprintf("guest-stderr-%d.log", p.depth))
+	wasi, err := s.wasiConfig(in.runtimeLog, memLimit)
+	if err != nil {
+		in.err = err
+		return in
+	}
+	store.SetWasi(wasi)
+	in.inst, in.instErr = g.linker.Instantiate(store, g.module)
+	if in.instErr == nil {
+		in.resolve()
+	}
+	return in
+}
 
+// wasiConfig is the WASI context of a guest instance: its arguments,
+// environment, the sandbox's directories, and fd 2 going to runtimeLog.
+func (s *Sandbox) wasiConfig(runtimeLog string, memLimit int64) (*wasmtime.WasiConfig, error) {
 	wasi := wasmtime.NewWasiConfig()
 	wasi.SetArgv([]string{"amla-guest"})
 	gomem := memLimit * 3 / 4
 	wasi.SetEnv([]string{"GOMEMLIMIT", "PWD", "HOME"}, []string{strconv.FormatInt(gomem, 10), "/workspace", "/workspace"})
 	// The guests write their output through the output host function; fd 2
 	// only ever carries a guest runtime's own crash report.
-	if err := wasi.SetStderrFile(in.runtimeLog); err != nil {
-		in.err = err
-		return in
+	if err := wasi.SetStderrFile(runtimeLog); err != nil {
+		return nil, err
 	}
 	for _, pre := range preopens(s.Root()) {
 		_ = os.MkdirAll(pre.host, 0o700)
 		if err := wasi.PreopenDir(pre.host, pre.guest, pre.dir, pre.file); err != nil {
-			in.err = fmt.Errorf("preopening %s: %v", pre.guest, err)
-			return in
+			return nil, fmt.Errorf("preopening %s: %v", pre.guest, err)
 		}
 	}
-	store.SetWasi(wasi)
-	in.inst, in.instErr = g.linker.Instantiate(store, g.module)
-	return in
+	return wasi, nil
 }
 
 // runProc runs one guest process for input to its end, inside the run's
@@ -161,8 +217,8 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 		// the run's own goroutine was started on one, and a nested
 		// process moves to one of its own.
 		if p.depth == 0 {
-			callErr = r.enter(p, inst.g, inst.inst, inst.store)
-		} else if err := onBigStack(func() { callErr = r.enter(p, inst.g, inst.inst, inst.store) }); err != nil {
+			callErr = r.enter(p, inst)
+		} else if err := onBigStack(func() { callErr = r.enter(p, inst) }); err != nil {
 			end.result = fail("%v", err).result
 			return end
 		}
@@ -171,10 +227,9 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 			return end
 		}
 	}
-	if inst.inst != nil {
-		if mem := inst.inst.GetExport(inst.store, "memory"); mem != nil && mem.Memory() != nil {
-			p.memory = int64(mem.Memory().DataSize(inst.store))
-		}
+	inst.returned = callErr == nil
+	if inst.mem != nil {
+		p.memory = int64(inst.mem.DataSize(inst.store))
 	}
 	end.result = r.classify(p, callErr, inst.runtimeLog, memLimit)
 	return end
@@ -184,29 +239,23 @@ var errNoEntry = errors.New("exports neither _start nor amla_run")
 
 // enter runs the process: _start of a command module, or the reactor's
 // exports in order.
-func (r *Run) enter(p *proc, g *GuestModule, inst *wasmtime.Instance, store *wasmtime.Store) error {
-	if !g.reactor {
-		start := inst.GetFunc(store, wire.ExportStart)
-		if start == nil {
+func (r *Run) enter(p *proc, in *instance) error {
+	if !in.g.reactor {
+		if in.start == nil {
 			return errNoEntry
 		}
-		_, err := start.Call(store)
+		_, err := in.start.Call(in.store)
 		return err
 	}
-	// A snapshot (amla-snapshot) no longer exports _initialize, and its
-	// amla_init finds the set-up done and returns at once.
-	for _, name := range []string{wire.ExportInitialize, wire.ExportInit} {
-		if f := inst.GetFunc(store, name); f != nil {
-			if _, err := f.Call(store); err != nil {
-				return err
-			}
+	for _, f := range in.setUp {
+		if _, err := f.Call(in.store); err != nil {
+			return err
 		}
 	}
-	run := inst.GetFunc(store, wire.ExportRun)
-	if run == nil {
+	if in.run == nil {
 		return errNoEntry
 	}
-	v, err := run.Call(store)
+	v, err := in.run.Call(in.store)
 	if err == nil && !p.exitSet {
 		if code, ok := v.(int32); ok {
 			p.exitStatus, p.exitSet = int(code), true

@@ -3,21 +3,28 @@ package host
 // A run's own process starts on an instance made in advance. Making an
 // instance (store, WASI context, instantiating the snapshot) and freeing
 // one (unmapping its memory) were about a quarter of a short run. After a
-// run has published its result, its goroutine frees the used instance and
-// makes a fresh one for the next run of the same language, while Python
-// reads the result. The spare has run no guest code, so every run still
-// starts from the snapshot's clean state; a nested process makes its own.
+// run has published its result, its goroutine resets the used instance to
+// the snapshot's state (reset.go) or, when it cannot, frees it and makes a
+// fresh one for the next run of the same language, while Python reads the
+// result. Either way every run starts from the snapshot's clean state; a
+// nested process makes its own instance.
 
-// replaceSpare closes used and, unless the sandbox is closed, makes a
-// spare of used's language for the next run.
+// replaceSpare makes the spare for the next run, unless the sandbox is
+// closed: used itself, reset to the snapshot's state (reset.go), or else a
+// fresh instance of used's language, used being closed.
 func (s *Sandbox) replaceSpare(used *instance) {
 	s.spareMu.Lock()
 	defer s.spareMu.Unlock()
-	used.close()
 	if used == nil || used.g == nil || s.isClosed() {
+		used.close()
 		return
 	}
 	s.spare.close()
+	if s.reset(used) {
+		s.spare = used
+		return
+	}
+	used.close()
 	s.spare = s.newInstance(used.language, &proc{depth: 0, pending: map[int64]bool{}}, s.cfg.Limits.MemoryLimit)
 	if s.spare.err != nil || s.spare.instErr != nil {
 		// Made again, and the error reported, by the run that needs it.
@@ -42,7 +49,9 @@ func (s *Sandbox) takeSpare(language string, p *proc) *instance {
 		return nil
 	}
 	// The store's data is in.p: it becomes the run's process.
+	mem := in.p.mem
 	*in.p = *p
+	in.p.mem = mem
 	return in
 }
 

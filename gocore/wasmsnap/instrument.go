@@ -10,8 +10,17 @@ import (
 const (
 	MemoryExport       = "__snap_memory"
 	GlobalExportPrefix = "__snap_global_"
-	exportPrefix       = "__snap_"
 )
+
+// ResetGlobalPrefix names the exports Rewrite adds to a snapshot: each
+// defined mutable global as "__snap_reset_global_<i>", so that a host can
+// put a used instance back into the snapshot's state (its memory and these
+// globals) instead of making a new one.
+const ResetGlobalPrefix = "__snap_reset_global_"
+
+// ResetGlobalExport is the name under which a snapshot exports its
+// defined mutable global i.
+func ResetGlobalExport(i int) string { return ResetGlobalPrefix + strconv.Itoa(i) }
 
 // GlobalExport is the name under which Instrument exports defined global i
 // (counting only the globals the module defines, not imported ones).
@@ -47,7 +56,7 @@ func (m *module) checkSnapshottable() error {
 		return err
 	}
 	for _, e := range m.exports {
-		if strings.HasPrefix(e.name, exportPrefix) {
+		if e.name == MemoryExport || strings.HasPrefix(e.name, GlobalExportPrefix) {
 			return fmt.Errorf("export section: the module already exports %q (reserved for snapshots; was it instrumented already?)", e.name)
 		}
 	}

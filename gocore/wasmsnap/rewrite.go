@@ -3,6 +3,7 @@ package wasmsnap
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 )
 
 const (
@@ -38,7 +39,11 @@ type Capture struct {
 //     names a segment and the original active segments are simply dropped;
 //   - the start section is removed, and so is the "_initialize" export,
 //     which under the WASI reactor convention would have to be called
-//     before anything else and must not run a second time.
+//     before anything else and must not run a second time;
+//   - every defined mutable global is exported as
+//     "__snap_reset_global_<i>" (ResetGlobalExport), so that a host can
+//     reset a used instance to the snapshot's state: its memory as a fresh
+//     instance has it, and these globals to their initial values.
 //
 // Custom sections are kept. Tables are not captured: an init that changes
 // a table (table.set, table.grow) gives a wrong snapshot, and this cannot
@@ -69,13 +74,17 @@ func Rewrite(wasm []byte, c Capture) ([]byte, error) {
 
 	var exps []export
 	for _, e := range m.exports {
-		if e.name != "_initialize" {
+		// A snapshot of a snapshot gets its reset exports anew below.
+		if e.name != "_initialize" && !strings.HasPrefix(e.name, ResetGlobalPrefix) {
 			exps = append(exps, e)
 		}
 	}
-	if len(exps) == len(m.exports) {
-		// keep the section as it is
-	} else if len(exps) == 0 {
+	for i, g := range m.globals {
+		if g.mutable {
+			exps = append(exps, export{name: ResetGlobalExport(i), kind: kindGlobal, index: m.importedGlobals + uint32(i)})
+		}
+	}
+	if len(exps) == 0 {
 		replace[secExport] = nil
 	} else {
 		replace[secExport] = encodeExports(exps)

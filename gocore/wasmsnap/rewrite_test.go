@@ -126,10 +126,22 @@ func TestInstrumentCaptureRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	resets := map[string]bool{}
 	for _, e := range m.exports {
-		if strings.HasPrefix(e.name, "__snap_") {
+		if strings.HasPrefix(e.name, ResetGlobalPrefix) {
+			resets[e.name] = true
+		} else if strings.HasPrefix(e.name, "__snap_") {
 			t.Errorf("snapshot exports %q", e.name)
 		}
+	}
+	// Every defined mutable global, and only those, for resetting.
+	for i, g := range m.globals {
+		if g.mutable != resets[ResetGlobalExport(i)] {
+			t.Errorf("global %d (mutable %v): reset export present %v", i, g.mutable, resets[ResetGlobalExport(i)])
+		}
+	}
+	if len(resets) == 0 {
+		t.Error("the snapshot exports no global for resetting")
 	}
 	for _, s := range m.sections {
 		if s.id == secStart {
@@ -221,6 +233,21 @@ func TestRewriteAddsMissingSections(t *testing.T) {
 	}
 	if c2.Globals[0] != ValueI64(-9) {
 		t.Errorf("global = %v, want i64:-9", c2.Globals[0])
+	}
+	// A snapshot of the snapshot exports its reset globals once.
+	snap2, err := Rewrite(snap, c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wasmtime.ModuleValidate(engine, snap2); err != nil {
+		t.Fatalf("snapshot of a snapshot does not validate: %v", err)
+	}
+	m2, err := parseModule(snap2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m2.exports) != 1 || m2.exports[0].name != ResetGlobalExport(0) {
+		t.Errorf("snapshot of a snapshot exports %+v, want only %s", m2.exports, ResetGlobalExport(0))
 	}
 }
 

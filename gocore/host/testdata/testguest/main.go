@@ -14,7 +14,11 @@ import (
 	"amlasandbox/gocore/wire"
 )
 
-var sink [][]byte
+var (
+	sink    [][]byte
+	counter int
+	kept    []*os.File
+)
 
 // amlaRun is the entry of the reactor build (-buildmode=c-shared).
 //
@@ -96,6 +100,20 @@ func main() {
 			fmt.Fprintln(out)
 			hostcall.Exit(res.ExitCode)
 		}
+	case "counter": // a package variable, one more each run of one instance
+		counter++
+		fmt.Fprintln(out, counter)
+	case "keepopen": // keepopen PATH: open PATH, leave it open, print its descriptor
+		f, err := os.Create(arg)
+		if err != nil {
+			fmt.Fprintln(out, "error:", err)
+		} else {
+			kept = append(kept, f)
+			fmt.Fprintln(out, f.Fd())
+		}
+	case "grow": // keep 32 MiB, growing the memory
+		sink = append(sink, make([]byte, 32<<20))
+		fmt.Fprintln(out, "grown")
 	case "exit":
 		os.Exit(7)
 	case "exit200":
