@@ -20,16 +20,16 @@
 #include "_cgo_export.h"
 
 // amla_bigstack_main is the thread's body: it enters Go, which serves
-// guest runs on this thread for the life of the process.
+// guest runs on this thread for the life of the process. arg is the
+// worker's id (bigstack.go), passed by value in the pointer.
 static void *amla_bigstack_main(void *arg) {
-	(void)arg;
-	amlaBigStackWorker();
+	amlaBigStackWorker((uint64_t)(uintptr_t)arg);
 	return NULL;
 }
 
 // amla_bigstack_start starts one detached worker thread with a stack of
-// stack_bytes. Returns 0 or an errno value.
-int amla_bigstack_start(size_t stack_bytes) {
+// stack_bytes, for worker id. Returns 0 or an errno value.
+int amla_bigstack_start(size_t stack_bytes, uint64_t id) {
 	pthread_attr_t attr;
 	pthread_t thread;
 	int err = pthread_attr_init(&attr);
@@ -39,7 +39,7 @@ int amla_bigstack_start(size_t stack_bytes) {
 	if (err == 0)
 		err = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	if (err == 0)
-		err = pthread_create(&thread, &attr, amla_bigstack_main, NULL);
+		err = pthread_create(&thread, &attr, amla_bigstack_main, (void *)(uintptr_t)id);
 	pthread_attr_destroy(&attr);
 	return err;
 }

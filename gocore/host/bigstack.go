@@ -2,7 +2,8 @@ package host
 
 /*
 #include <stddef.h>
-extern int amla_bigstack_start(size_t stack_bytes);
+#include <stdint.h>
+extern int amla_bigstack_start(size_t stack_bytes, uint64_t id);
 extern size_t amla_thread_stack(void);
 extern size_t amla_thread_id(void);
 extern void amla_stack_trim(size_t keep_bytes);
@@ -13,7 +14,11 @@ import "C"
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // Guests run on threads the host creates with a known stack (bigstack.c
@@ -32,9 +37,30 @@ const threadStack = 40 << 20
 // guest that recursed deeply does not leave tens of MiB resident.
 const stackKeep = 1 << 20
 
-// bigStackJobs hands a job to an idle worker: unbuffered, so a send only
-// succeeds when a worker is waiting.
-var bigStackJobs = make(chan func())
+// A worker that has finished a job waits for the next one spinning for
+// workerSpin before it sleeps. Waking a sleeping thread took 60 µs here
+// between a run's start and its guest's first instruction (the other CPU
+// idles in the hypervisor); a script's runs usually come back to back
+// (an agent's turn, a benchmark), and a spinning worker takes the next
+// one at once. Once in a while it costs workerSpin of one CPU.
+const workerSpin = 250 * time.Microsecond
+
+// bigWorker is one worker thread's mailbox.
+type bigWorker struct {
+	job  atomic.Pointer[bigJob]
+	wake chan struct{} // a token after job was set; may be stale
+}
+
+var (
+	// idleWorkers are waiting for a job, the last to become idle last.
+	idleMu      sync.Mutex
+	idleWorkers []*bigWorker
+	// startingWorkers are the workers of threads being started, by id,
+	// each holding its first job.
+	startingMu      sync.Mutex
+	startingWorkers = map[uint64]*bigWorker{}
+	lastWorkerID    uint64
+)
 
 // amlaBigStackWorker serves jobs for the life of the process. Workers never
 // end: a thread that has run wasm and leaves Go tears down wasmtime's and
@@ -43,27 +69,109 @@ var bigStackJobs = make(chan func())
 // its thread and the committed top of its stack (stackKeep).
 //
 //export amlaBigStackWorker
-func amlaBigStackWorker() {
-	for job := range bigStackJobs {
-		job()
+func amlaBigStackWorker(id C.uint64_t) {
+	startingMu.Lock()
+	w := startingWorkers[uint64(id)]
+	delete(startingWorkers, uint64(id))
+	startingMu.Unlock()
+	for {
+		after := w.await()()
+		// Idle from here: the next job may come while after runs (a run's
+		// follow-up once its result is out) and waits for it.
+		idleMu.Lock()
+		idleWorkers = append(idleWorkers, w)
+		idleMu.Unlock()
+		if after != nil {
+			after()
+		}
 		C.amla_stack_trim(C.size_t(stackKeep))
 	}
 }
 
-// goOnBigStack starts f on a worker thread with a stack of threadStack
-// bytes and returns: at once when a worker is idle, else once a new one has
-// taken f. A run's own goroutine starts this way (Sandbox.Start).
-func goOnBigStack(f func()) error {
-	select {
-	case bigStackJobs <- f:
-		return nil
-	default:
+// bigJob is work for a worker thread; it may return more work that does
+// not keep the worker from taking its next job.
+type bigJob func() (after func())
+
+// await returns w's next job.
+func (w *bigWorker) await() bigJob {
+	if j := w.job.Swap(nil); j != nil {
+		return *j
 	}
-	if errno := C.amla_bigstack_start(C.size_t(threadStack)); errno != 0 {
+	if startSpin() {
+		until := time.Now().Add(workerSpin)
+		for time.Now().Before(until) {
+			if j := w.job.Swap(nil); j != nil {
+				endSpin()
+				return *j
+			}
+		}
+		endSpin()
+	}
+	for {
+		<-w.wake
+		if j := w.job.Swap(nil); j != nil {
+			return *j
+		}
+	}
+}
+
+// Spinning waiters (a worker awaiting its next job, Python's thread in
+// Run.Step) are at most one fewer than Go's processors, so that there is
+// always one for the thread being waited for; with one processor nobody
+// spins.
+var (
+	spinners    atomic.Int32
+	maxSpinners = int32(runtime.GOMAXPROCS(0) - 1)
+)
+
+// startSpin reports whether the caller may wait by spinning; if so it
+// must call endSpin when it stops.
+func startSpin() bool {
+	for {
+		n := spinners.Load()
+		if n >= maxSpinners {
+			return false
+		}
+		if spinners.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+func endSpin() { spinners.Add(-1) }
+
+// goOnBigStack starts f on a worker thread with a stack of threadStack
+// bytes and returns: the worker that became idle last takes it, or a new
+// one is started. A run's own goroutine starts this way (Sandbox.Start).
+func goOnBigStack(f bigJob) error {
+	var w *bigWorker
+	idleMu.Lock()
+	if n := len(idleWorkers); n > 0 {
+		w = idleWorkers[n-1]
+		idleWorkers = idleWorkers[:n-1]
+	}
+	idleMu.Unlock()
+	if w != nil {
+		w.job.Store(&f)
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+		return nil
+	}
+	w = &bigWorker{wake: make(chan struct{}, 1)}
+	w.job.Store(&f)
+	startingMu.Lock()
+	lastWorkerID++
+	id := lastWorkerID
+	startingWorkers[id] = w
+	startingMu.Unlock()
+	if errno := C.amla_bigstack_start(C.size_t(threadStack), C.uint64_t(id)); errno != 0 {
+		startingMu.Lock()
+		delete(startingWorkers, id)
+		startingMu.Unlock()
 		return fmt.Errorf("starting a thread for the guest: %w", syscall.Errno(errno))
 	}
-	// The new worker, or one that has just finished a job, takes it.
-	bigStackJobs <- f
 	return nil
 }
 
@@ -72,9 +180,10 @@ func goOnBigStack(f func()) error {
 // this way, from its parent's thread (proc.spawn).
 func onBigStack(f func()) error {
 	done := make(chan any, 1)
-	err := goOnBigStack(func() {
+	err := goOnBigStack(func() func() {
 		defer func() { done <- recover() }()
 		f()
+		return nil
 	})
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestOnBigStack(t *testing.T) {
@@ -110,8 +111,83 @@ func TestOnBigStack(t *testing.T) {
 				t.Fatalf("%d of 32 jobs ran", done)
 			}
 		}},
+		{"the next job waits for the last one's follow-up on the same worker", func(t *testing.T) {
+			release := make(chan struct{})
+			var order []string
+			var mu sync.Mutex
+			note := func(s string) {
+				mu.Lock()
+				order = append(order, s)
+				mu.Unlock()
+			}
+			firstDone := make(chan uintptr, 1)
+			if err := goOnBigStack(func() func() {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				note("job 1")
+				firstDone <- threadID()
+				return func() {
+					<-release
+					note("after 1")
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			first := <-firstDone
+			// The worker is idle (its follow-up still running): it takes
+			// the next job, once the follow-up has returned.
+			secondDone := make(chan uintptr, 1)
+			if err := goOnBigStack(func() func() {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				note("job 2")
+				secondDone <- threadID()
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			close(release)
+			second := <-secondDone
+			mu.Lock()
+			defer mu.Unlock()
+			if len(order) != 3 || order[1] != "after 1" || order[2] != "job 2" {
+				t.Fatalf("order %v, want job 1, after 1, job 2", order)
+			}
+			if first != second {
+				t.Fatal("the second job went to another thread while the first one's worker was idle")
+			}
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.run)
+	}
+}
+
+func TestSpinBudget(t *testing.T) {
+	// Idle workers of earlier tests stop spinning within workerSpin.
+	for i := 0; spinners.Load() != 0; i++ {
+		if i == 1000 {
+			t.Fatalf("%d spinners still counted after a second", spinners.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	saved := maxSpinners
+	defer func() { maxSpinners = saved }()
+	maxSpinners = 2
+	if !startSpin() || !startSpin() {
+		t.Fatal("two spinners refused with a budget of two")
+	}
+	if startSpin() {
+		t.Fatal("a third spinner allowed with a budget of two")
+	}
+	endSpin()
+	if !startSpin() {
+		t.Fatal("no spinner allowed after one stopped")
+	}
+	endSpin()
+	endSpin()
+	maxSpinners = 0 // one processor: nobody spins
+	if startSpin() {
+		t.Fatal("a spinner allowed with a budget of zero")
 	}
 }

@@ -399,7 +399,7 @@ func (p *proc) write(fd int, b []byte) {
 	kept := buf.Write(b)
 	if r.stream && len(kept) > 0 {
 		r.queue = append(r.queue, wire.Event{Kind: wire.EventOutput, Stream: name, Data: string(kept)})
-		r.cond.Broadcast()
+		r.changed()
 	}
 }
 
@@ -452,7 +452,7 @@ func (p *proc) submit(raw []byte) (int64, error) {
 	r.owner[id] = p
 	p.pending[id] = true
 	r.queue = append(r.queue, wire.Event{Kind: wire.EventRequest, ID: id, Method: req.Method, Params: req.Params})
-	r.cond.Broadcast()
+	r.changed()
 	return id, nil
 }
 
@@ -494,7 +494,7 @@ func (p *proc) wait(timeoutMS int64) (int32, error) {
 	}
 	blockedAt := time.Now()
 	r.blocked++
-	r.cond.Broadcast()
+	r.changed()
 	for len(p.answers) == 0 && !r.stopped() {
 		if !r.waitUntil(until) {
 			break

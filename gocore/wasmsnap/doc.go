@@ -12,7 +12,10 @@
 //  4. Rewrite changes the original module: mutable globals start at their
 //     captured values, memory 0's minimum is the captured size, the data
 //     segments hold the captured memory's non-zero parts, and the start
-//     section and "_initialize" export are gone.
+//     section and "_initialize" export are gone. Its mutable globals are
+//     exported as "__snap_reset_global_<i>", so that a host can put a used
+//     instance back into the snapshot's state (its memory as a fresh
+//     instance maps it, and these globals) instead of making a new one.
 //
 // Snapshot does steps 1 to 4 with wasmtime-go. Engines map data segments of
 // a module into memory copy-on-write (wasmtime does so from a memory image

@@ -14,9 +14,13 @@ from _hostile import check_child, run_isolated
 
 INTERNALS = re.compile(r"backtrace|wasm-function|wasm function|\bcgo|_cgoexp|_Cfunc|goroutine|\.go:\d+|0x[0-9a-f]{6,}|panic", re.I)
 
+# A little computing between calls: time blocked on the handler does not count against
+# `timeout`, and a bare loop of calls (about 80 µs each) would reach the sandbox's budget of
+# 10,000 tool calls (max_steps, a RuntimeError) before 0.3 s of its own time had passed.
+SPEND = "for (let i = 0; i < 3000; i++);"
 LOOPS = {
-    "js_tool_loop": ("javascript", "while (true) await t({})"),
-    "js_tool_loop_batch": ("javascript", "while (true) await Promise.all([t({}), t({}), t({})])"),
+    "js_tool_loop": ("javascript", f"while (true) {{ await t({{}}); {SPEND} }}"),
+    "js_tool_loop_batch": ("javascript", f"while (true) {{ await Promise.all([t({{}}), t({{}}), t({{}})]); {SPEND} }}"),
     "shell_tool_loop": ("shell", "while true; do tool t > /dev/null; done"),
 }
 
