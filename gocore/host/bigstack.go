@@ -97,15 +97,15 @@ func (w *bigWorker) await() bigJob {
 	if j := w.job.Swap(nil); j != nil {
 		return *j
 	}
-	if startSpin() {
+	if spinners.start() {
 		until := time.Now().Add(workerSpin)
 		for time.Now().Before(until) {
 			if j := w.job.Swap(nil); j != nil {
-				endSpin()
+				spinners.stop()
 				return *j
 			}
 		}
-		endSpin()
+		spinners.stop()
 	}
 	for {
 		<-w.wake
@@ -115,30 +115,33 @@ func (w *bigWorker) await() bigJob {
 	}
 }
 
-// Spinning waiters (a worker awaiting its next job, Python's thread in
-// Run.Step) are at most one fewer than Go's processors, so that there is
-// always one for the thread being waited for; with one processor nobody
-// spins.
-var (
-	spinners    atomic.Int32
-	maxSpinners = int32(runtime.GOMAXPROCS(0) - 1)
-)
+// spinBudget bounds how many waiters spin at once.
+type spinBudget struct {
+	n   atomic.Int32
+	max int32
+}
 
-// startSpin reports whether the caller may wait by spinning; if so it
-// must call endSpin when it stops.
-func startSpin() bool {
+// start reports whether the caller may wait by spinning; if so it must
+// call stop when it stops.
+func (b *spinBudget) start() bool {
 	for {
-		n := spinners.Load()
-		if n >= maxSpinners {
+		n := b.n.Load()
+		if n >= b.max {
 			return false
 		}
-		if spinners.CompareAndSwap(n, n+1) {
+		if b.n.CompareAndSwap(n, n+1) {
 			return true
 		}
 	}
 }
 
-func endSpin() { spinners.Add(-1) }
+func (b *spinBudget) stop() { b.n.Add(-1) }
+
+// spinners are the waiters spinning now (a worker awaiting its next job,
+// Python's thread in Run.Step): at most one fewer than Go's processors,
+// so that one is always left for the thread being waited for; with one
+// processor nobody spins.
+var spinners = spinBudget{max: int32(runtime.GOMAXPROCS(0) - 1)}
 
 // goOnBigStack starts f on a worker thread with a stack of threadStack
 // bytes and returns: the worker that became idle last takes it, or a new

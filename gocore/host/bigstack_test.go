@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"time"
 )
 
 func TestOnBigStack(t *testing.T) {
@@ -164,30 +163,22 @@ func TestOnBigStack(t *testing.T) {
 }
 
 func TestSpinBudget(t *testing.T) {
-	// Idle workers of earlier tests stop spinning within workerSpin.
-	for i := 0; spinners.Load() != 0; i++ {
-		if i == 1000 {
-			t.Fatalf("%d spinners still counted after a second", spinners.Load())
-		}
-		time.Sleep(time.Millisecond)
-	}
-	saved := maxSpinners
-	defer func() { maxSpinners = saved }()
-	maxSpinners = 2
-	if !startSpin() || !startSpin() {
+	b := spinBudget{max: 2}
+	if !b.start() || !b.start() {
 		t.Fatal("two spinners refused with a budget of two")
 	}
-	if startSpin() {
+	if b.start() {
 		t.Fatal("a third spinner allowed with a budget of two")
 	}
-	endSpin()
-	if !startSpin() {
+	b.stop()
+	if !b.start() {
 		t.Fatal("no spinner allowed after one stopped")
 	}
-	endSpin()
-	endSpin()
-	maxSpinners = 0 // one processor: nobody spins
-	if startSpin() {
+	one := spinBudget{max: 0} // one processor: nobody spins
+	if one.start() {
 		t.Fatal("a spinner allowed with a budget of zero")
+	}
+	if want := int32(runtime.GOMAXPROCS(0) - 1); spinners.max != want {
+		t.Fatalf("the process's budget is %d spinners, want GOMAXPROCS-1 = %d", spinners.max, want)
 	}
 }

@@ -195,10 +195,10 @@ func (r *Run) Step(timeout time.Duration, take bool) wire.Event {
 			sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 			return wire.Event{Kind: wire.EventWaiting, IDs: ids}
 		}
-		if spin := min(time.Until(end), stepSpin); !spun && spin > 0 && startSpin() {
+		if spin := min(time.Until(end), stepSpin); !spun && spin > 0 && spinners.start() {
 			spun = true
 			r.spinForChange(r.changes.Load(), spin)
-			endSpin()
+			spinners.stop()
 			continue
 		}
 		if !r.waitUntil(end) {
