@@ -115,18 +115,28 @@ func (w *bigWorker) await() bigJob {
 	}
 }
 
-// spinBudget bounds how many waiters spin at once.
+// spinBudget bounds how many waiters spin at once: max, or with max
+// negative one fewer than Go's processors at the time (which Go may lower
+// when a container's CPU limit changes).
 type spinBudget struct {
 	n   atomic.Int32
 	max int32
 }
 
+func (b *spinBudget) limit() int32 {
+	if b.max >= 0 {
+		return b.max
+	}
+	return int32(runtime.GOMAXPROCS(0) - 1)
+}
+
 // start reports whether the caller may wait by spinning; if so it must
 // call stop when it stops.
 func (b *spinBudget) start() bool {
+	limit := b.limit()
 	for {
 		n := b.n.Load()
-		if n >= b.max {
+		if n >= limit {
 			return false
 		}
 		if b.n.CompareAndSwap(n, n+1) {
@@ -141,7 +151,7 @@ func (b *spinBudget) stop() { b.n.Add(-1) }
 // Python's thread in Run.Step): at most one fewer than Go's processors,
 // so that one is always left for the thread being waited for; with one
 // processor nobody spins.
-var spinners = spinBudget{max: int32(runtime.GOMAXPROCS(0) - 1)}
+var spinners = spinBudget{max: -1}
 
 // goOnBigStack starts f on a worker thread with a stack of threadStack
 // bytes and returns: the worker that became idle last takes it, or a new

@@ -178,7 +178,7 @@ func TestSpinBudget(t *testing.T) {
 	if one.start() {
 		t.Fatal("a spinner allowed with a budget of zero")
 	}
-	if want := int32(runtime.GOMAXPROCS(0) - 1); spinners.max != want {
-		t.Fatalf("the process's budget is %d spinners, want GOMAXPROCS-1 = %d", spinners.max, want)
+	if got, want := spinners.limit(), int32(runtime.GOMAXPROCS(0)-1); got != want {
+		t.Fatalf("the process's budget is %d spinners, want GOMAXPROCS-1 = %d", got, want)
 	}
 }

@@ -117,6 +117,17 @@ func newDeadline() *deadline {
 	return d
 }
 
+// parked is the stop switch of instances between runs: a spare that was
+// reset keeps an epoch callback, which would otherwise point at the last
+// run's switch, freed once that run is collected. It is stopped, so wasm
+// run by mistake in a parked instance ends at its first epoch check; it is
+// never freed.
+var parked = func() *deadline {
+	d := &deadline{c: C.amla_ctl_new()}
+	C.amla_ctl_stop(d.c, C.int32_t(stopCancel))
+	return d
+}()
+
 // monoNow is the clock the deadline is measured on.
 func monoNow() int64 { return int64(C.amla_now_ns()) }
 

@@ -77,13 +77,26 @@ type pmScanArg struct {
 
 type pageRegion struct{ start, end, categories uint64 }
 
+// The ioctl's argument and the buffer it fills are package variables, used
+// under scanBufMu: the kernel gets their addresses as numbers, and a
+// goroutine's stack (where locals would live) may move between two calls.
+var (
+	scanBufMu   sync.Mutex
+	scanArg     pmScanArg
+	scanRegions [64]pageRegion
+)
+
 // scanPages asks with PAGEMAP_SCAN for the pages that are private and
 // either present (not the zero page) or swapped out. supported is false
-// when the kernel does not know the ioctl.
+// when the kernel does not know the ioctl (or refuses it).
 func scanPages(f *os.File, mem []byte, max int) (spans []span, ok, supported bool) {
+	scanBufMu.Lock()
+	defer scanBufMu.Unlock()
+	fd := f.Fd()
 	base := uint64(uintptr(unsafe.Pointer(&mem[0])))
-	var regions [64]pageRegion
-	arg := pmScanArg{
+	regions := &scanRegions
+	arg := &scanArg
+	*arg = pmScanArg{
 		size:  uint64(unsafe.Sizeof(pmScanArg{})),
 		start: base,
 		end:   base + uint64(len(mem)),
@@ -97,9 +110,12 @@ func scanPages(f *os.File, mem []byte, max int) (spans []span, ok, supported boo
 	total := 0
 	for arg.start < arg.end {
 		arg.vecLen = uint64(len(regions))
-		n, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), pagemapScan, uintptr(unsafe.Pointer(&arg)))
+		n, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, pagemapScan, uintptr(unsafe.Pointer(arg)))
 		if errno != 0 {
-			if errno == syscall.ENOTTY || errno == syscall.EINVAL || errno == syscall.EOPNOTSUPP {
+			switch errno {
+			case syscall.ENOTTY, syscall.EINVAL, syscall.EOPNOTSUPP, syscall.EPERM, syscall.EACCES, syscall.ENOSYS:
+				// An older kernel, another architecture's ioctl number,
+				// or a filter: reading the entries may still work.
 				return nil, false, false
 			}
 			return nil, false, true

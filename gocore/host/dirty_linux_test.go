@@ -92,6 +92,18 @@ func TestChangedPages(t *testing.T) {
 					t.Fatalf("got %v (ok %v), want none", got, ok)
 				}
 			})
+			t.Run("more ranges than one call returns", func(t *testing.T) {
+				mem := mapping(t, 400, true)
+				var want []span
+				for i := 0; i < 400; i += 2 {
+					mem[i*p] = 0
+					want = append(want, span{i * p, (i + 1) * p})
+				}
+				got, ok := find(mem, len(mem))
+				if !ok || !reflect.DeepEqual(got, want) {
+					t.Fatalf("got %d spans (ok %v), want the %d written pages", len(got), ok, len(want))
+				}
+			})
 			t.Run("more than max bytes written: not ok", func(t *testing.T) {
 				mem := mapping(t, 8, true)
 				for i := 0; i < 5; i++ {

@@ -116,6 +116,8 @@ func (s *Sandbox) reset(in *instance) bool {
 		}
 	}
 	in.store.SetWasi(wasi)
+	// The store's epoch callback pointed at the last run's stop switch.
+	parked.attach(in.store)
 	*in.p = proc{depth: 0, pending: map[int64]bool{}, mem: in.mem}
 	in.returned = false
 	return true

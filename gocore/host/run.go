@@ -85,6 +85,11 @@ func (r *Run) execute() (after func()) {
 		used = end.inst
 	}()
 	res.DurationMS = float64(time.Since(r.begun).Microseconds()) / 1000
+	// From before the result is out until the spare is ready (after): the
+	// sandbox's next run, which may start the moment Python has the result,
+	// waits in takeSpare instead of racing the reset (or making an
+	// instance of its own while this one is still being reset).
+	r.sb.spareMu.Lock()
 	r.mu.Lock()
 	if r.fatal != nil {
 		res.ExitCode, res.ErrorKind, res.Error = r.fatal.ExitCode, r.fatal.ErrorKind, r.fatal.Error
@@ -110,7 +115,10 @@ func (r *Run) execute() (after func()) {
 	r.mu.Unlock()
 	// With the result out, reset the instance (or make a new one) for the
 	// next run.
-	return func() { r.sb.replaceSpare(used) }
+	return func() {
+		defer r.sb.spareMu.Unlock()
+		r.sb.replaceSpare(used)
+	}
 }
 
 // broadcast wakes every waiter (used by timers).

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"amlasandbox/gocore/wire"
@@ -84,11 +85,14 @@ type Sandbox struct {
 
 	mu     sync.Mutex
 	active *Run
-	closed bool
+	// closed is set under mu, and read without it where mu may be held by
+	// a caller waiting for the reader (spare.go).
+	closed atomic.Bool
 
-	// spare is an instance made after a run ended, for the next run of the
-	// same language (spare.go); spareMu guards it and is held while one is
-	// being made.
+	// spare is the instance for the next run of the same language, made
+	// or reset after a run ended (spare.go). spareMu guards it and is held
+	// from just before a run publishes its result until the spare is
+	// ready, so the next run waits for it.
 	spareMu sync.Mutex
 	spare   *instance
 }
@@ -155,7 +159,7 @@ var ErrClosed = errors.New("Sandbox not initialized")
 func (s *Sandbox) Start(language, code string, stdin string, hasStdin, stream bool) (*Run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return nil, ErrClosed
 	}
 	if prev := s.active; prev != nil && !prev.Finished() {
@@ -196,11 +200,11 @@ func (s *Sandbox) Start(language, code string, stdin string, hasStdin, stream bo
 // directory. It is safe to call twice.
 func (s *Sandbox) Close() error {
 	s.mu.Lock()
-	if s.closed {
+	if s.closed.Load() {
 		s.mu.Unlock()
 		return nil
 	}
-	s.closed = true
+	s.closed.Store(true)
 	r := s.active
 	s.mu.Unlock()
 	if r != nil {

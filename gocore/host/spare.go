@@ -11,10 +11,9 @@ package host
 
 // replaceSpare makes the spare for the next run, unless the sandbox is
 // closed: used itself, reset to the snapshot's state (reset.go), or else a
-// fresh instance of used's language, used being closed.
+// fresh instance of used's language, used being closed. spareMu must be
+// held (Run.execute takes it before the result is out).
 func (s *Sandbox) replaceSpare(used *instance) {
-	s.spareMu.Lock()
-	defer s.spareMu.Unlock()
 	if used == nil || used.g == nil || s.isClosed() {
 		used.close()
 		return
@@ -63,8 +62,6 @@ func (s *Sandbox) dropSpare() {
 	s.spare = nil
 }
 
-func (s *Sandbox) isClosed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
-}
+// isClosed may be called with spareMu held: Start holds mu while it waits
+// for a stopped run, which may be queued behind a spare being made.
+func (s *Sandbox) isClosed() bool { return s.closed.Load() }
