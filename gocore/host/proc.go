@@ -178,7 +178,8 @@ func (s *Sandbox) wasiConfig(runtimeLog string, memLimit int64) (*wasmtime.WasiC
 // deadline and a memory limit of memLimit bytes. A nested process gets a
 // fresh instance, closed before runProc returns; the script's own process
 // (p.depth 0) takes the sandbox's spare when it fits, and its instance is
-// returned in procEnd for the run to close once the result is out.
+// returned in procEnd for the run to reset or close once the result is
+// out.
 func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	fail := func(format string, a ...any) procEnd {
 		return procEnd{result: wire.Result{ExitCode: 1, ErrorKind: wire.ErrKindRuntime, Error: "Runtime error: " + fmt.Sprintf(format, a...)}}

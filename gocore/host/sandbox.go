@@ -152,7 +152,8 @@ func (s *Sandbox) guestFor(language string) (*GuestModule, error) {
 // ErrClosed is returned by a closed Sandbox.
 var ErrClosed = errors.New("Sandbox not initialized")
 
-// Start begins running code in language on a fresh guest instance. With
+// Start begins running code in language on a guest instance in the
+// snapshot's state (the sandbox's spare, reset or new: spare.go). With
 // hasStdin, stdin is the script's standard input (for JavaScript: the
 // script itself, per the documented `stdin=` form). stream asks for output
 // events as the run produces them.
