@@ -3,6 +3,7 @@ package host
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -22,8 +23,7 @@ var (
 	pagemap     *os.File
 	pageSize    = os.Getpagesize()
 	// noScan is set once PAGEMAP_SCAN proved missing (an older kernel).
-	noScan bool
-	scanMu sync.Mutex
+	noScan atomic.Bool
 )
 
 func pagemapFile() *os.File {
@@ -43,17 +43,12 @@ func changedPages(mem []byte, max int) (spans []span, ok bool) {
 	if f == nil || len(mem) == 0 || uintptr(unsafe.Pointer(&mem[0]))%uintptr(pageSize) != 0 {
 		return nil, false
 	}
-	scanMu.Lock()
-	tryScan := !noScan
-	scanMu.Unlock()
-	if tryScan {
+	if !noScan.Load() {
 		spans, ok, supported := scanPages(f, mem, max)
 		if supported {
 			return spans, ok
 		}
-		scanMu.Lock()
-		noScan = true
-		scanMu.Unlock()
+		noScan.Store(true)
 	}
 	return readPages(f, mem, max)
 }
