@@ -78,3 +78,19 @@ def test_many_runs_in_a_row_stay_correct(sb: Sandbox) -> None:
     for i in range(300):
         assert sb.execute(f"globalThis.n = (globalThis.n || 0) + {i}; console.log(n)") == f"{i}\n"
         assert sb.shell(f"N=$((${{N:-0}} + {i})); echo $N") == f"{i}\n"
+
+
+def test_a_run_right_after_a_cancelled_async_run_gets_its_own_result(sb: Sandbox) -> None:
+    # The cancelled run's last step is still running on a worker thread when the next run
+    # starts and ends (a short run takes well under a millisecond): its late event must not
+    # become the next run's result, nor take its output.
+    import asyncio
+
+    async def cancelled() -> None:
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(sb.execute_async("while (true) {}"), 0.02)
+
+    for i in range(40):
+        asyncio.run(cancelled())
+        assert sb.execute(f"console.log({i})") == f"{i}\n"
+        assert sb.shell(f"echo {i}") == f"{i}\n"

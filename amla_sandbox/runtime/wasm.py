@@ -316,6 +316,7 @@ class Runtime:
             raise RuntimeError(f"Failed to create runtime: {e}") from None
         self._finalizer = weakref.finalize(self, _release, self._handle, self._policy)
         self._running = False
+        self._run_gen = 0  # counts start(); a step's event is dropped if a run started since
         self._on_output: Callable[[str], None] | None = None
         self._pipeline = ToolPipeline(
             config.tool_handler, strip_prefix=False, no_handler="No tool handler configured", show_params=False
@@ -476,6 +477,7 @@ class Runtime:
             raise RuntimeError(str(e)) from None
         self._last = None
         self._running = True
+        self._run_gen += 1
         self._on_output = on_output
         self._audit("command_create", {"language": language, "code_bytes": len(code)})
 
@@ -483,7 +485,13 @@ class Runtime:
         """One question to the run; handles output and the end itself."""
         if not self._handle:
             raise builtins.RuntimeError("Sandbox not initialized")
+        gen = self._run_gen
         ev: dict[str, Any] = json.loads(_go().SandboxStep(self._handle, timeout_ms, take))
+        if gen != self._run_gen:
+            # A thread still stepping a run its driver gave up (a cancelled
+            # execute_async) returns after the next run has started: its
+            # event belongs to the old run and must not touch this one.
+            return ev
         kind = ev["kind"]
         if kind == "output":
             if self._on_output is not None and ev.get("stream") == "stdout":

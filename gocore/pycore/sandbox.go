@@ -184,10 +184,16 @@ func SandboxStep(h int64, timeoutMS int64, take bool) (out string, err error) {
 		e, _ := sandboxOf(h)
 		if e != nil {
 			e.mu.Lock()
-			e.stdout, e.stderr = res.Stdout, res.Stderr
+			// Only the sandbox's current run may leave its output for
+			// SandboxTakeOutput: a caller still stepping a run that was
+			// given up (a cancelled task's thread) must not replace the
+			// output of the run started since; its event keeps its output.
+			if e.run == r {
+				e.stdout, e.stderr = res.Stdout, res.Stderr
+				res.Stdout, res.Stderr = "", ""
+				ev.Result, ev.OutputApart = &res, true
+			}
 			e.mu.Unlock()
-			res.Stdout, res.Stderr = "", ""
-			ev.Result, ev.OutputApart = &res, true
 		}
 	}
 	b, err := json.Marshal(ev)
