@@ -2,7 +2,7 @@
 
 `pip install .` runs build_py, which builds into the wheel:
   amla_sandbox/amla_sandbox.wasm          the shell guest (Go, GOOS=wasip1)
-  amla_sandbox/amla_js.wasm               the JavaScript guest (QuickJS-NG, C), once jsguest/ exists
+  amla_sandbox/amla_js.wasm               the JavaScript guest (QuickJS-NG, C), built from guests/js/
   amla_sandbox/_core/_pycore.*.so         the host kernel (Go, cgo), bound to Python by gopy
   amla_sandbox/_core/pycore.py, go.py     gopy's Python wrappers
   amla_sandbox/THIRD_PARTY_LICENSES.txt   licences of the Go modules linked into the above
@@ -42,7 +42,7 @@ from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
 
 ROOT = Path(__file__).resolve().parent
-GUEST_PKG = "./gocore/guest/cmd/guest"
+GUEST_PKG = "./guests/shell/cmd/guest"
 SNAPSHOT_PKG = "./gocore/cmd/amla-snapshot"
 CORE_PKG = "./gocore/pycore"
 WASM_NAME = "amla_sandbox.wasm"
@@ -50,7 +50,7 @@ JS_WASM_NAME = "amla_js.wasm"
 LICENSES_NAME = "THIRD_PARTY_LICENSES.txt"
 MAIN_MODULE = "amlasandbox"
 # The Go sources a build needs; copied into the temporary build directory.
-GO_SOURCES = ("go.mod", "go.sum", "gocore")
+GO_SOURCES = ("go.mod", "go.sum", "gocore", "guests/shell")
 
 
 def log(msg: str) -> None:
@@ -214,13 +214,13 @@ def build_extension(go: str, src: Path, env: dict[str, str], core: Path) -> None
 
 
 def build_js_guest(pkg: Path, tmp: Path, snapshot: Callable[[Path], None]) -> str:
-    """Build jsguest/ (QuickJS-NG) when that part of the tree exists.
+    """Build guests/js/ (QuickJS-NG) when that part of the tree exists.
     Returns the licence notice of the QuickJS-NG source it used.
 
     Its build directory is setuptools' build/jsguest, not the temporary
     one: it caches the compiled QuickJS objects (25-90 s to make) by source,
     flags and compiler, so rebuilds take about a second."""
-    script = ROOT / "jsguest" / "build.py"
+    script = ROOT / "guests" / "js" / "build.py"
     if not script.is_file():
         return ""
     spec = importlib.util.spec_from_file_location("amla_jsguest_build", script)

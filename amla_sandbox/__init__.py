@@ -22,9 +22,9 @@ from .capabilities import (
     pattern_is_subset,
 )
 from .codeact import JS_CODEACT_PROMPT, create_amla_codeact, create_amla_sandbox, format_tool_descriptions_js
-from .langgraph import ExecutionResult, SandboxTool
+from .sandbox_tool import ExecutionResult, SandboxTool
 from .runtime import Runtime, RuntimeConfig, RuntimeError, RuntimeStatus
-from .runtime.wasm import (
+from .runtime.runtime import (
     AsyncToolHandler,
     SyncToolHandler,
     ToolHandler,
@@ -34,8 +34,8 @@ from .runtime.wasm import (
 # Explicit re-exports (the `X as X` form), so that type checkers accept
 # `amla_sandbox.TimeoutError` under --strict / no-implicit-reexport. They
 # are deliberately not in __all__: a star-import would shadow the builtins.
-from .runtime.wasm import MemoryLimitError as MemoryLimitError
-from .runtime.wasm import TimeoutError as TimeoutError
+from .runtime.runtime import MemoryLimitError as MemoryLimitError
+from .runtime.runtime import TimeoutError as TimeoutError
 from .sandbox import Sandbox
 from .tools import (
     ToolDefinition,

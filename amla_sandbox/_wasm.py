@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 WASM_FILENAME = "amla_sandbox.wasm"
-# The JavaScript guest (QuickJS-NG), built from jsguest/ when that exists.
+# The JavaScript guest (QuickJS-NG), built from guests/js/.
 JS_WASM_FILENAME = "amla_js.wasm"
 
 

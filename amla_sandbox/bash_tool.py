@@ -25,9 +25,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .capabilities import Constraint, ConstraintSet, ToolCallCap
-from .langgraph import SandboxTool, _build_sandbox, _function_list
+from .sandbox_tool import SandboxTool, _build_sandbox, _function_list
 from .tools.conversion import _tool_name
-from .runtime.wasm import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
+from .runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 
 __all__ = ["create_sandbox_tool", "DEFAULT_MAX_CALLS"]
 

@@ -16,7 +16,7 @@ def precompile_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wasm-path", type=Path, default=None, help="guest to compile (default: bundled)")
     args = parser.parse_args(argv)
     try:
-        from .runtime.wasm import (
+        from .runtime.runtime import (
             _resolve_wasm,
             get_cache_dir,
             get_precompiled_path,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .capabilities import ToolCallCap
-from .langgraph import SandboxTool
+from .sandbox_tool import SandboxTool
 from .tools import format_tool_descriptions_js
 
 __all__ = [

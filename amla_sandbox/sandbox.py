@@ -15,7 +15,7 @@ from .audit import AuditCollector, AuditConfig, AuditEntry
 from .capabilities import MethodCapability, ToolCallCap
 from .capabilities._counts import CallCounts
 from .runtime.pipeline import ToolPipeline
-from .runtime.wasm import (
+from .runtime.runtime import (
     DEFAULT_DISK_QUOTA,
     DEFAULT_MAX_OUTPUT_SIZE,
     DEFAULT_MAX_TOOL_RESULT_SIZE,

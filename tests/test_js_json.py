@@ -1,4 +1,4 @@
-"""JSON.stringify in the JavaScript guest (jsguest/json.c) through the public
+"""JSON.stringify in the JavaScript guest (guests/js/json.c) through the public
 API: the spec's rules value by value, replacers and gaps, the errors bad
 input gets, the depth limit, and a randomised round trip."""
 

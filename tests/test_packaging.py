@@ -92,15 +92,15 @@ def test_sdist_carries_every_source_and_nothing_built(sdist: Path) -> None:
         "pyproject.toml",
         "build_backend/amla_build_backend.py",
         "gocore/pycore/sandbox.go",
-        "gocore/guest/cmd/guest/main.go",
+        "guests/shell/cmd/guest/main.go",
         "amla_sandbox/_core/__init__.py",
         "examples/quick_start.py",
     ):
         assert needed in names, f"{needed} missing from {sdist.name}"
-    if (ROOT / "jsguest" / "build.py").is_file():
-        assert "jsguest/build.py" in names
-    go_files = {n for n in names if n.startswith("gocore/") and n.endswith(".go")}
-    tracked = {p.relative_to(ROOT).as_posix() for p in (ROOT / "gocore").rglob("*.go")}
+    if (ROOT / "guests" / "js" / "build.py").is_file():
+        assert "guests/js/build.py" in names
+    go_files = {n for n in names if n.startswith(("gocore/", "guests/")) and n.endswith(".go")}
+    tracked = {p.relative_to(ROOT).as_posix() for d in ("gocore", "guests") for p in (ROOT / d).rglob("*.go")}
     assert tracked <= go_files, f"Go files missing from the sdist: {sorted(tracked - go_files)[:5]}"
     built = [n for n in names if n.endswith((".so", ".wasm", ".cwasm", ".dylib", ".pyd")) or n in BUILD_OUTPUTS]
     assert built == [], f"built files in the sdist: {built}"
@@ -152,7 +152,7 @@ def test_sdist_installs_in_a_fresh_venv_and_runs_the_quick_start(sdist: Path, tm
     licences = (site / "THIRD_PARTY_LICENSES.txt").read_text()
     assert "github.com/bytecodealliance/wasmtime-go" in licences
     assert "The Go standard library" in licences
-    if (ROOT / "jsguest" / "build.py").is_file():
+    if (ROOT / "guests" / "js" / "build.py").is_file():
         assert "QuickJS-NG" in licences
         assert (site / "amla_js.wasm").is_file()
     (dist_info,) = site.parent.glob("amla_sandbox-0.3.0.dist-info")

@@ -1,6 +1,6 @@
 """The runtime layer: the Go core that runs scripts in the WASM guest."""
 
-from .wasm import (
+from .runtime import (
     MemoryLimitError,
     Runtime,
     RuntimeConfig,

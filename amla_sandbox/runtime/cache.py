@@ -88,7 +88,7 @@ def wasmtime_version() -> str:
 
 
 def _sandbox_error(message: str) -> Exception:
-    from .wasm import RuntimeError as SandboxRuntimeError
+    from .runtime import RuntimeError as SandboxRuntimeError
 
     return SandboxRuntimeError(message)
 

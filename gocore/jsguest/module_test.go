@@ -31,7 +31,7 @@ var (
 
 func sourceDir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "jsguest")
+	return filepath.Join(filepath.Dir(file), "..", "..", "guests", "js")
 }
 
 // sourceHash hashes every file of jsguest/ that goes into the build.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"amlasandbox/gocore/guest/hostapi"
-	"amlasandbox/gocore/guest/hostcall"
+	"amlasandbox/guests/shell/hostapi"
+	"amlasandbox/guests/shell/hostcall"
 	"amlasandbox/gocore/wire"
 )
 

@@ -1,0 +1,770 @@
+"""Runtime: one Go-core sandbox (private directory, budgets, limits) and the
+step/resume loop that runs scripts in it.
+
+The Go core decides every tool call (capabilities, budgets) before Python
+sees it. This module only moves JSON between Python tool handlers and the
+core, and turns the core's results into Python values and exceptions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import json
+import os
+import re
+import threading
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
+
+from .. import _wasm
+from .._language import normalize_language
+from .cache import cache_path_for, default_wasm_path, get_cache_dir, get_precompiled_path, precompile_module
+from .cache import resolve_wasm as _resolve_wasm
+from .pipeline import CODE_CANCELLED, CODE_INTERNAL, CODE_INVALID, Answer, ToolPipeline, ToolRequest, encode_result, safe_text
+
+if TYPE_CHECKING:
+    from ..capabilities import ToolCallCap
+
+__all__ = [
+    "Runtime",
+    "RuntimeConfig",
+    "RuntimeError",
+    "RuntimeStatus",
+    "SyncToolHandler",
+    "AsyncToolHandler",
+    "ToolHandler",
+    "precompile_module",
+    "get_cache_dir",
+    "get_precompiled_path",
+    "default_wasm_path",
+]
+
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
+DEFAULT_MAX_TOOL_RESULT_SIZE = 64 * 1024 * 1024
+DEFAULT_MAX_OUTPUT_SIZE = 32 * 1024 * 1024
+DEFAULT_DISK_QUOTA = 1024 * 1024 * 1024
+# The guest's Go runtime needs room of its own before any script runs.
+MIN_MEMORY_LIMIT = 32 * 1024 * 1024
+
+
+class RuntimeError(Exception):  # noqa: A001  (documented name, shadows the builtin)
+    """A failure of the sandbox engine (not of the script or a tool)."""
+
+
+class TimeoutError(RuntimeError):  # noqa: A001
+    """A run used more than its `timeout` seconds of compute time."""
+
+
+class MemoryLimitError(RuntimeError):
+    """A run needed more memory than its `memory_limit`."""
+
+
+class CancelledRunError(RuntimeError):
+    """The run was stopped by `cancel()` or `close()` from another thread."""
+
+
+class RuntimeStatus(Enum):
+    RUNNING = "running"
+    ALL_BLOCKED = "all_blocked"
+    ALL_DONE = "all_done"
+    ERROR = "error"
+    PANIC = "panic"
+
+
+SyncToolHandler = Callable[[str, dict[str, Any]], Any]
+AsyncToolHandler = Callable[[str, dict[str, Any]], Awaitable[Any]]
+ToolHandler = Union[SyncToolHandler, AsyncToolHandler]
+
+
+_pycore: Any = None
+
+
+def _go() -> Any:
+    """The Go core's bindings, imported on first use (a checkout without the
+    built core can still import this module)."""
+    global _pycore
+    if _pycore is None:
+        from .._core import pycore
+
+        _pycore = pycore
+    return _pycore
+
+
+# --------------------------------------------------------------------------
+# Module cache: amla_sandbox/runtime/cache.py (names re-exported here, as
+# documented)
+# --------------------------------------------------------------------------
+
+
+def _js_wasm_path() -> Path:
+    """The JavaScript guest (QuickJS-NG): `$AMLA_JS_WASM_PATH`, else the
+    bundled file."""
+    path = _wasm.get_js_wasm_path()
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"JavaScript guest not found at {path}. Reinstall amla-sandbox or set AMLA_JS_WASM_PATH."
+        )
+    return path
+
+
+# --------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class ToolCallRecord:
+    """One tool call a run made: as the script asked, and how it ended."""
+
+    method: str
+    params: Any
+    ok: bool
+    duration_ms: float
+    error: str | None = None
+    code: str | None = None
+    params_truncated: bool = False
+
+
+@dataclass
+class RunResult:
+    """A finished run (`Sandbox.last_result`)."""
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
+    duration_ms: float = 0.0
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    peak_memory_bytes: int = 0
+    error: str | None = None
+    error_kind: str | None = None
+
+    @classmethod
+    def _from_dict(cls, d: dict[str, Any]) -> RunResult:
+        calls = [
+            ToolCallRecord(
+                method=c["method"],
+                params=c.get("params"),
+                ok=bool(c.get("ok")),
+                duration_ms=float(c.get("duration_ms", 0.0)),
+                error=c.get("error") or None,
+                code=c.get("code") or None,
+                params_truncated=bool(c.get("params_truncated")),
+            )
+            for c in d.get("tool_calls") or []
+        ]
+        return cls(
+            stdout=d.get("stdout", ""),
+            stderr=d.get("stderr", ""),
+            exit_code=int(d.get("exit_code", 0)),
+            duration_ms=float(d.get("duration_ms", 0.0)),
+            tool_calls=calls,
+            peak_memory_bytes=int(d.get("peak_memory_bytes", 0)),
+            error=d.get("error") or None,
+            error_kind=d.get("error_kind") or None,
+        )
+
+    def _raise_for_error(self) -> None:
+        if self.error_kind == "timeout":
+            raise TimeoutError(self.error)
+        if self.error_kind == "memory":
+            raise MemoryLimitError(self.error)
+        if self.error_kind == "cancelled":
+            raise CancelledRunError(self.error)
+        if self.error_kind:
+            raise RuntimeError(self.error)
+
+
+_STEP_MS = 100  # how long one step may wait in Go before Python looks again
+_ABANDONED = "run abandoned: the host stopped answering tool calls"
+
+
+# --------------------------------------------------------------------------
+# Runtime
+# --------------------------------------------------------------------------
+
+_KEY_RE = re.compile(r"^ed25519:[0-9a-fA-F]{64}$")
+
+
+@dataclass
+class RuntimeConfig:
+    wasm_path: Path | None = None
+    pca_bytes: bytes = b""
+    trusted_authorities: list[str] = field(default_factory=list)
+    capabilities: list[ToolCallCap] = field(default_factory=list)
+    tool_handler: ToolHandler | None = None
+    tools_json: str = "[]"
+    max_steps: int = 10000
+    output_buffer_size: int = 8192
+    tool_result_chunk_size: int = 2048
+    max_tool_result_size: int = DEFAULT_MAX_TOOL_RESULT_SIZE
+    timeout: float = DEFAULT_TIMEOUT
+    memory_limit: int = DEFAULT_MEMORY_LIMIT
+    max_output_size: int = DEFAULT_MAX_OUTPUT_SIZE
+    disk_quota: int = DEFAULT_DISK_QUOTA
+
+
+def _check_limits(timeout: Any, memory_limit: Any, max_tool_result_size: Any) -> None:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if timeout > 365 * 24 * 3600:
+        raise ValueError(f"timeout must be at most one year of seconds, got {timeout!r}")
+    if isinstance(memory_limit, bool) or not isinstance(memory_limit, int) or memory_limit < MIN_MEMORY_LIMIT:
+        raise ValueError(
+            f"memory_limit must be an int of at least {MIN_MEMORY_LIMIT} bytes (32 MiB), got {memory_limit!r}"
+        )
+    if memory_limit > 4 * 1024**3:
+        raise ValueError(f"memory_limit must be at most 4 GiB (the wasm32 address space), got {memory_limit!r}")
+    if (
+        isinstance(max_tool_result_size, bool)
+        or not isinstance(max_tool_result_size, int)
+        or max_tool_result_size <= 0
+    ):
+        raise ValueError(f"max_tool_result_size must be a positive int, got {max_tool_result_size!r}")
+
+
+def _check_positive_int(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+
+
+def _caps_json(caps: list[Any]) -> str:
+    from ..capabilities._counts import policy_json
+
+    return policy_json(caps)
+
+
+class Runtime:
+    """One sandbox in the Go core: its directory, capability budgets, limits,
+    and the run loop. `execute()` runs a shell command line."""
+
+    def __init__(self, config: RuntimeConfig) -> None:
+        self._config = config
+        self._handle = 0
+        self._policy = 0
+        # Runs are one at a time; a plain Lock (not RLock) because execute_async
+        # acquires it on a worker thread and releases it on the event loop's.
+        self._lock = threading.Lock()
+        self._lock_owner: int | None = None
+        self._audit_collector: Any = None
+        self._last: RunResult | None = None
+        # Audit entries as recorded; encoded to JSONL when drained, so a run
+        # nobody audits does not pay for the encoding.
+        self._audit_lines: list[tuple[str, datetime, dict[str, Any]]] = []
+        self._session_id = os.urandom(8).hex()
+        _check_limits(config.timeout, config.memory_limit, config.max_tool_result_size)
+        _check_positive_int("max_output_size", config.max_output_size)
+        _check_positive_int("max_steps", config.max_steps)
+        _check_positive_int("disk_quota", config.disk_quota)
+        wasm = _resolve_wasm(config.wasm_path)
+        js_wasm = _js_wasm_path()
+        if not config.trusted_authorities:
+            raise RuntimeError(
+                "No trusted authorities configured. Use Runtime.for_testing() for development, "
+                "or set trusted_authorities in RuntimeConfig."
+            )
+        if not all(isinstance(k, str) and _KEY_RE.match(k) for k in config.trusted_authorities):
+            raise RuntimeError(
+                f"Failed to set trusted authorities. Check public key format: {config.trusted_authorities}"
+            )
+        if not config.pca_bytes:
+            raise RuntimeError("No PCA provided. Create one with EphemeralAuthority().create_pca().")
+        go = _go()
+        try:
+            granted = json.loads(
+                go.PCAVerify(bytes(config.pca_bytes).hex(), json.dumps(list(config.trusted_authorities)))
+            )
+        except builtins.RuntimeError as e:
+            raise RuntimeError(f"Failed to create runtime: {e}") from None
+        try:
+            json.loads(config.tools_json)
+        except ValueError as e:
+            raise ValueError(f"tools_json is not valid JSON: {e}") from None
+        self._capabilities_list = list(config.capabilities)
+        try:
+            self._policy = go.PolicyNew(_caps_json(self._capabilities_list))
+            # A call must be granted by the PCA as well as allowed by a
+            # capability (the PCA's patterns narrow, never widen).
+            go.PolicySetGrants(self._policy, json.dumps(list(granted or [])))
+            self._handle = go.SandboxNew(
+                json.dumps(
+                    {
+                        "wasm_path": str(wasm),
+                        "cache_path": cache_path_for(wasm, compile=False),
+                        "js_wasm_path": str(js_wasm),
+                        "js_cache_path": cache_path_for(js_wasm, compile=False),
+                        "tools": json.loads(config.tools_json),
+                        "policy": self._policy,
+                        "timeout": float(config.timeout),
+                        "memory_limit": int(config.memory_limit),
+                        "max_tool_result": int(config.max_tool_result_size),
+                        "max_output": int(config.max_output_size),
+                        "max_tool_calls": int(config.max_steps),
+                        "disk_quota": int(config.disk_quota),
+                    }
+                )
+            )
+        except builtins.RuntimeError as e:
+            if self._policy:
+                go.PolicyFree(self._policy)
+            raise RuntimeError(f"Failed to create runtime: {e}") from None
+        self._finalizer = weakref.finalize(self, _release, self._handle, self._policy)
+        self._running = False
+        self._run_gen = 0  # counts start(); a step's event is dropped if a run started since
+        self._on_output: Callable[[str], None] | None = None
+        self._pipeline = ToolPipeline(
+            config.tool_handler, strip_prefix=False, no_handler="No tool handler configured", show_params=False
+        )
+
+    @classmethod
+    def for_testing(
+        cls,
+        capabilities: list[str] | None = None,
+        tool_handler: ToolHandler | None = None,
+        tools_json: str = "[]",
+        wasm_path: Path | None = None,
+        max_steps: int = 10000,
+    ) -> Runtime:
+        from ..auth import EphemeralAuthority
+        from ..capabilities import ToolCallCap
+
+        patterns = list(capabilities) if capabilities is not None else ["tool_call:**"]
+        authority = EphemeralAuthority()
+        pca = authority.create_pca(capabilities=patterns)
+        caps = [ToolCallCap(method_pattern=p.removeprefix("tool_call:")) for p in patterns]
+        return cls(
+            RuntimeConfig(
+                wasm_path=wasm_path,
+                pca_bytes=pca.to_cbor(),
+                trusted_authorities=[authority.public_key_hex()],
+                capabilities=caps,
+                tool_handler=tool_handler,
+                tools_json=tools_json,
+                max_steps=max_steps,
+            )
+        )
+
+    # -- capabilities -----------------------------------------------------
+
+    @property
+    def _capabilities(self) -> list[ToolCallCap]:
+        return self._capabilities_list
+
+    @_capabilities.setter
+    def _capabilities(self, caps: list[ToolCallCap]) -> None:
+        caps = list(caps)
+        self._require_open()
+        _go().PolicySetCapabilities(self._policy, _caps_json(caps))
+        self._capabilities_list = caps
+
+    def can_call(self, method: str, params: dict[str, Any] | None = None) -> bool:
+        if not self._handle:
+            return False
+        text, err = encode_result({} if params is None else params)
+        if err is not None:
+            return False
+        try:
+            return _go().PolicyCheck(self._policy, method, text) == ""
+        except (UnicodeError, ValueError):
+            return False  # text Go cannot take (a lone surrogate) is no call anyone allowed
+
+    def get_capabilities(self) -> list[ToolCallCap]:
+        return list(self._capabilities_list)
+
+    def get_remaining_calls(self, capability_key: str) -> int | None:
+        if not self._handle:
+            return None
+        n = _go().PolicyRemaining(self._policy, capability_key)
+        return None if n < 0 else int(n)
+
+    def get_call_counts(self) -> dict[str, int]:
+        from ..capabilities._counts import CallCounts
+
+        if not self._handle:
+            return CallCounts({})
+        return CallCounts({k: int(v) for k, v in json.loads(_go().PolicyCounts(self._policy)).items()})
+
+    def register_tools(self, tools: Any) -> None:
+        """Accepted and ignored (tools are fixed at construction)."""
+
+    def set_audit_collector(self, collector: Any) -> None:
+        self._audit_collector = collector
+
+    # -- last run ---------------------------------------------------------
+
+    @property
+    def last_result(self) -> RunResult | None:
+        return self._last
+
+    @property
+    def last_stderr(self) -> str:
+        return self._last.stderr if self._last else ""
+
+    @property
+    def last_exit_code(self) -> int:
+        return self._last.exit_code if self._last else 0
+
+    @property
+    def last_elapsed_ns(self) -> int | None:
+        return int(self._last.duration_ms * 1_000_000) if self._last else None
+
+    @property
+    def last_user_time_ns(self) -> int | None:
+        return None
+
+    @property
+    def last_sys_time_ns(self) -> int | None:
+        return None
+
+    def drain_audit_jsonl(self) -> str:
+        """Audit lines (JSONL) of runs since the last drain."""
+        entries, self._audit_lines = self._audit_lines, []
+        return "\n".join(
+            json.dumps(
+                {"type": kind, "session_id": self._session_id, "timestamp": when.isoformat(), **data},
+                default=str,
+            )
+            for kind, when, data in entries
+        )
+
+    # -- the step/resume loop ----------------------------------------------
+    #
+    # The run lives in Go: Python asks it one question at a time (a step
+    # with a short timeout, so Ctrl-C and cancellation are noticed between
+    # steps), answers requests by id, or cancels it. The only run state kept
+    # here is whether a run was started and not yet seen to end.
+
+    def _require_open(self) -> None:
+        if not self._handle:
+            raise builtins.RuntimeError("Sandbox not initialized")
+
+    def start(
+        self,
+        code: str,
+        language: str = "shell",
+        *,
+        stdin: str | bytes | None = None,
+        on_output: Callable[[str], None] | None = None,
+    ) -> None:
+        """Begin running `code`; drive it with has_work/step/resume."""
+        self._require_open()
+        language = normalize_language(language)
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a str, got {type(code).__name__}")
+        if isinstance(stdin, bytes):
+            stdin = stdin.decode("utf-8", errors="replace")
+        if stdin is not None and not isinstance(stdin, str):
+            raise TypeError(f"stdin must be str or bytes, got {type(stdin).__name__}")
+        if self._running:
+            raise builtins.RuntimeError(
+                "a run is already in progress on this sandbox: finish it (result()) or cancel() it first"
+            )
+        go = _go()
+        try:
+            # A run whose driver gave up on it (a cancelled task, an error in
+            # a handler) may still be ending: stop it so this one can start.
+            go.SandboxCancel(self._handle)
+            go.SandboxStart(
+                self._handle, language, safe_text(code), safe_text(stdin or ""), stdin is not None, on_output is not None
+            )
+        except builtins.RuntimeError as e:
+            raise RuntimeError(str(e)) from None
+        self._last = None
+        self._running = True
+        self._run_gen += 1
+        self._on_output = on_output
+        self._audit("command_create", {"language": language, "code_bytes": len(code)})
+
+    def _step(self, take: bool, timeout_ms: int = _STEP_MS) -> dict[str, Any]:
+        """One question to the run; handles output and the end itself."""
+        if not self._handle:
+            raise builtins.RuntimeError("Sandbox not initialized")
+        gen = self._run_gen
+        ev: dict[str, Any] = json.loads(_go().SandboxStep(self._handle, timeout_ms, take))
+        if gen != self._run_gen:
+            # A thread still stepping a run its driver gave up (a cancelled
+            # execute_async) returns after the next run has started: its
+            # event belongs to the old run and must not touch this one.
+            return ev
+        kind = ev["kind"]
+        if kind == "output":
+            if self._on_output is not None and ev.get("stream") == "stdout":
+                self._on_output(ev.get("data", ""))
+        elif kind == "done":
+            result = ev.get("result") or {}
+            if ev.get("output_apart"):
+                go = _go()
+                result["stdout"] = go.SandboxTakeOutput(self._handle, "stdout")
+                result["stderr"] = go.SandboxTakeOutput(self._handle, "stderr")
+            self._finish(result)
+        return ev
+
+    @staticmethod
+    def _request(ev: dict[str, Any]) -> ToolRequest:
+        return ToolRequest(id=int(ev["id"]), method=ev["method"], params=ev.get("params"))
+
+    def _finish(self, result: dict[str, Any]) -> None:
+        self._last = RunResult._from_dict(result)
+        self._running = False
+        self._on_output = None
+        for call in self._last.tool_calls:
+            self._audit(
+                "tool_call",
+                {"method": call.method, "ok": call.ok, "duration_ms": call.duration_ms, "error": call.error},
+            )
+        self._audit("command_exit", {"exit_code": self._last.exit_code, "duration_ms": self._last.duration_ms})
+        if self._audit_collector is not None:
+            drain = getattr(self._audit_collector, "drain_from_runtime", None)
+            if drain is not None:
+                drain(self)
+
+    def _audit(self, kind: str, data: dict[str, Any]) -> None:
+        self._audit_lines.append((kind, datetime.now(timezone.utc), data))
+        if len(self._audit_lines) > 10000:
+            del self._audit_lines[:-10000]
+
+    def has_work(self) -> bool:
+        """True while the run has tool requests to answer: a new one is
+        queued, or the script waits on ones `step()` already returned.
+        Blocks while the script computes; False once it has ended."""
+        try:
+            while self._running:
+                kind = self._step(take=False)["kind"]
+                if kind in ("request", "waiting"):
+                    return True
+            return False
+        except BaseException:
+            self._abandon()
+            raise
+
+    def step(self) -> ToolRequest | None:
+        """The next tool request, or None once the run has ended."""
+        try:
+            while self._running:
+                ev = self._step(take=True)
+                if ev["kind"] == "request":
+                    return self._request(ev)
+                if ev["kind"] == "waiting":
+                    raise builtins.RuntimeError(
+                        f"step(): the script waits for the answers to requests {ev['ids']}, which step() "
+                        "already returned; answer them with resume() or resume_error()"
+                    )
+            return None
+        except builtins.RuntimeError:
+            raise
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _target(self, id: int | None) -> int:
+        if id is not None:
+            return int(id)
+        last = int(_go().SandboxLastHanded(self._handle)) if self._running else 0
+        if last == 0:
+            raise builtins.RuntimeError("resume() without id: no request has been returned by step()")
+        return last
+
+    def resume(self, result: Any, *, id: int | None = None) -> None:
+        """Answer a request with a JSON-serialisable value."""
+        self._require_open()
+        text, err = encode_result(result)
+        if err is not None:
+            self.resume_error(err, id=id)
+            return
+        self._answer(self._target(id), Answer(text=text or "null"))
+
+    def resume_error(self, message: str, *, id: int | None = None) -> None:
+        """Answer a request with an error: the script's promise rejects with it."""
+        self._require_open()
+        self._answer(self._target(id), Answer(code=CODE_INTERNAL, error=str(message)))
+
+    def _answer(self, id: int, answer: Answer) -> None:
+        go = _go()
+        try:
+            if answer.error is None:
+                try:
+                    go.SandboxResume(self._handle, id, answer.text or "null")
+                    return
+                except (UnicodeError, ValueError):
+                    answer = Answer(
+                        code=CODE_INVALID,
+                        error="Invalid payload JSON: the tool result contains text that is not valid "
+                        "Unicode (a lone surrogate)",
+                    )
+            go.SandboxResumeError(self._handle, id, answer.code, safe_text(answer.error or ""))
+        except builtins.RuntimeError as e:
+            if not self._handle:
+                raise builtins.RuntimeError("Sandbox not initialized") from None
+            raise RuntimeError(str(e)) from None
+
+    def result(self) -> RunResult | None:
+        """The finished run; drains the loop (answering nothing) if needed."""
+        try:
+            while self._running:
+                ev = self._step(take=True)
+                if ev["kind"] == "request":
+                    self._answer(int(ev["id"]), Answer(code=CODE_CANCELLED, error=_ABANDONED))
+                elif ev["kind"] == "waiting":
+                    for i in ev["ids"]:
+                        self._answer(int(i), Answer(code=CODE_CANCELLED, error=_ABANDONED))
+        except BaseException:
+            self._abandon()
+            raise
+        return self._last
+
+    def cancel(self) -> None:
+        """Stop the run in progress, if any (from any thread). A computing or
+        sleeping script stops within milliseconds; the sandbox stays usable."""
+        if self._handle:
+            try:
+                _go().SandboxCancel(self._handle)
+            except builtins.RuntimeError:
+                pass
+
+    def _abandon(self) -> None:
+        """Cancel the run after an error or interrupt in Python and wait
+        (briefly: a cancelled guest stops at once) for it to end."""
+        if not self._running:
+            return
+        self.cancel()
+        try:
+            while self._running and self._handle:
+                self._step(take=True, timeout_ms=1000)
+        except BaseException:
+            pass
+        self._running = False
+
+    # -- whole runs ---------------------------------------------------------
+
+    def _run_sync(
+        self,
+        code: str,
+        language: str,
+        handle: Callable[[ToolRequest], Answer],
+        on_output: Callable[[str], None] | None,
+        stdin: str | bytes | None,
+    ) -> RunResult:
+        self._check_not_reentrant()
+        self._lock.acquire()
+        self._lock_owner = threading.get_ident()
+        try:
+            self.start(code, language, stdin=stdin, on_output=on_output)
+            try:
+                while self._running:
+                    ev = self._step(take=True)
+                    if ev["kind"] == "request":
+                        self._answer(int(ev["id"]), handle(self._request(ev)))
+            except BaseException:
+                self._abandon()
+                raise
+            return self._outcome()
+        finally:
+            self._release_lock()
+
+    def _outcome(self) -> RunResult:
+        if self._last is None:
+            # The run was taken away (close() from another thread).
+            if not self._handle:
+                raise builtins.RuntimeError("Sandbox not initialized")
+            raise RuntimeError("Runtime error: the run ended without a result")
+        self._last._raise_for_error()
+        return self._last
+
+    def _check_not_reentrant(self) -> None:
+        if self._lock_owner == threading.get_ident():
+            raise builtins.RuntimeError(
+                "this sandbox is already running a script in this thread (a tool handler may not run "
+                "scripts on the sandbox that called it)"
+            )
+
+    def _release_lock(self) -> None:
+        self._lock_owner = None
+        self._lock.release()
+
+    async def _acquire_async(self) -> None:
+        # Polling keeps the wait cancellable: a cancelled waiter holds nothing.
+        delay = 0.001
+        while not self._lock.acquire(blocking=False):
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.02)
+
+    async def _run_async(
+        self,
+        code: str,
+        language: str,
+        handle: Callable[[ToolRequest], Awaitable[Answer]],
+        on_output: Callable[[str], None] | None,
+        stdin: str | bytes | None,
+    ) -> RunResult:
+        self._check_not_reentrant()
+        await self._acquire_async()
+        try:
+            self.start(code, language, stdin=stdin, on_output=on_output)
+            try:
+                batch: list[ToolRequest] = []
+                while self._running:
+                    # Requests the script issued together are queued together:
+                    # take them all until the script waits (or keeps computing
+                    # for a whole step), then run their handlers concurrently.
+                    ev = await asyncio.to_thread(self._step, True, _STEP_MS)
+                    if ev["kind"] == "request":
+                        batch.append(self._request(ev))
+                        continue
+                    if batch:
+                        answers = await asyncio.gather(*(handle(r) for r in batch))
+                        for req, answer in zip(batch, answers):
+                            self._answer(req.id, answer)
+                        batch = []
+            except BaseException:
+                # Cancelled (or failed): stop the guest without blocking the
+                # event loop; the core finishes it within a few milliseconds
+                # and the next start() waits for that.
+                self.cancel()
+                self._running = False
+                raise
+            return self._outcome()
+        finally:
+            self._release_lock()
+
+    def execute(
+        self,
+        command: str,
+        on_output: Callable[[str], None] | None = None,
+        stdin: str | bytes | None = None,
+    ) -> str:
+        """Run a shell command line; return its stdout."""
+        self._require_open()
+        return self._run_sync(command, "shell", self._pipeline.call_sync, on_output, stdin).stdout
+
+    async def execute_async(
+        self,
+        command: str,
+        on_output: Callable[[str], None] | None = None,
+        stdin: str | bytes | None = None,
+    ) -> str:
+        self._require_open()
+        return (await self._run_async(command, "shell", self._pipeline.call_async, on_output, stdin)).stdout
+
+    def close(self) -> None:
+        """End any run and remove the sandbox's directory."""
+        if self._handle:
+            self._finalizer()
+            self._handle = 0
+            self._policy = 0
+            self._running = False
+
+
+def _release(handle: int, policy: int) -> None:
+    try:
+        go = _go()
+        go.SandboxClose(handle)
+        if policy:
+            go.PolicyFree(policy)
+    except Exception:
+        pass

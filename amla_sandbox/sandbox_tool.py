@@ -1,0 +1,481 @@
+"""SandboxTool: a sandbox packaged as a tool for an LLM agent (LangChain /
+LangGraph), plus the prompts that teach the model to use it.
+
+Usage::
+
+    from amla_sandbox import create_sandbox_tool
+
+    sandbox = create_sandbox_tool(tools=[get_weather])
+    sandbox.run("const w = await get_weather({city: 'SF'}); console.log(w.temp);", language="javascript")
+    sandbox.run("echo hello | tr a-z A-Z", language="shell")
+
+    from langchain.agents import create_agent  # LangChain/LangGraph 1.x
+    agent = create_agent(model, tools=[sandbox.as_langchain_tool()])
+
+LangChain and pydantic are imported only when a LangChain tool is built.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._language import normalize_language
+from .capabilities import ToolCallCap
+from .runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
+from .sandbox import Sandbox
+from .tools.conversion import _js_params, _tool_name, capability_from_function, tool_from_function
+
+__all__ = ["ExecutionResult", "SandboxTool"]
+
+_SHELL_UTILITIES = "grep, jq, tr, head, tail, sort, uniq, wc, cut, cat, echo"
+_SHELL_EXAMPLE = "cat /workspace/data.json | jq '.items[]' | head -5"
+# Budgets at or above this many calls are not worth a line in a prompt.
+_LIMIT_WORTH_MENTIONING = 100
+
+
+@dataclass
+class ExecutionResult:
+    """What one run produced. `success` is False only when the run could not
+    complete (an engine error, a timeout, a closed sandbox); errors thrown by
+    the script itself are in `stderr`."""
+
+    stdout: str = ""
+    stderr: str = ""
+    return_value: Any = None
+    error: str | None = None
+    success: bool = True
+
+    def __str__(self) -> str:
+        if self.error:
+            return f"Error: {self.error}\n{self.stderr}"
+        return self.stdout
+
+    def to_tool_message(self) -> str:
+        """The text an agent sees: stdout, then `[stderr]: …`, then `[error]: …`."""
+        parts = []
+        if self.stdout:
+            parts.append(self.stdout)
+        if self.stderr:
+            parts.append(f"[stderr]: {self.stderr}")
+        if self.error:
+            parts.append(f"[error]: {self.error}")
+        return "\n".join(parts) if parts else "(no output)"
+
+
+_DEFAULT_DESCRIPTION = """Execute code in a secure sandbox.
+
+JavaScript mode (language="javascript"): call the available functions with
+await, one object argument each, e.g. `const r = await get_data({id: 1});`,
+and print results with console.log(). Files under /workspace and /tmp persist
+between calls (await fs.writeFile / await fs.readFile).
+
+Shell mode (language="shell"): run shell pipelines with grep, jq, tr, head,
+tail, sort, uniq, wc, cut, cat, echo, e.g.
+`cat /workspace/data.json | jq '.items[]' | head -5`.
+
+The language argument is "javascript" (the default; also "js", "node") or
+"shell" (also "bash", "sh")."""
+
+
+def _tool_map_handler(tool_map: dict[str, Callable[..., Any]]) -> Callable[[str, dict[str, Any]], Any]:
+    """The sandbox's tool handler: `func(**params)` for the function whose
+    name is the method without its `mcp:` prefix."""
+
+    def handler(method: str, params: dict[str, Any]) -> Any:
+        name = method.removeprefix("mcp:")
+        func = tool_map.get(name)
+        if func is None:
+            raise ValueError(f"Unknown tool: {name!r}")
+        return func(**params)
+
+    return handler
+
+
+def _function_list(tools: Sequence[Callable[..., Any]] | None) -> list[Callable[..., Any]]:
+    """`tools` as a list, refusing what cannot become a tool by name."""
+    funcs = list(tools or [])
+    for f in funcs:
+        if not callable(f) or not isinstance(getattr(f, "__name__", None), str):
+            raise TypeError(
+                f"tools must be functions, got {type(f).__name__}: {f!r:.80}. "
+                "Convert framework tools first with from_langchain(), from_openai_tools() "
+                "or from_anthropic_tools()."
+            )
+        _tool_name(f)  # a lambda cannot be called by name: say so now
+    return funcs
+
+
+def _build_sandbox(
+    funcs: list[Callable[..., Any]],
+    capabilities: list[ToolCallCap],
+    tool_map: dict[str, Callable[..., Any]],
+    *,
+    timeout: float,
+    memory_limit: int,
+) -> Sandbox:
+    sandbox = Sandbox(
+        tools=[tool_from_function(f) for f in funcs],
+        capabilities=capabilities,
+        tool_handler=_tool_map_handler(tool_map) if funcs else None,
+        timeout=timeout,
+        memory_limit=memory_limit,
+    )
+    # async def tools work under run()/execute() too: the sandbox drives an
+    # event loop for them when none is running (deviation #4).
+    sandbox._await_in_sync = True
+    return sandbox
+
+
+def _first_doc_line(func: Callable[..., Any]) -> str:
+    doc = inspect.getdoc(func)
+    return doc.split("\n")[0] if doc else "No description"
+
+
+def _annotation_name(annotation: Any) -> str:
+    if annotation is inspect.Parameter.empty:
+        return "any"
+    return getattr(annotation, "__name__", None) or str(annotation)
+
+
+def _python_signature(func: Callable[..., Any]) -> str:
+    parts = []
+    for pname, param in inspect.signature(func).parameters.items():
+        if pname in ("self", "cls"):
+            continue
+        text = f"{pname}: {_annotation_name(param.annotation)}"
+        if param.default is not inspect.Parameter.empty:
+            text += f" = {param.default!r}"
+        parts.append(text)
+    return ", ".join(parts)
+
+
+@dataclass
+class SandboxTool:
+    """A sandbox as one agent tool: `run(code, language)` runs JavaScript or a
+    shell command line and returns the text the model should see.
+
+    Build one with `create_sandbox_tool(...)` (every tool budgeted, constraint
+    DSL) or `SandboxTool.from_functions(...)` (explicit capabilities).
+    """
+
+    sandbox: Sandbox
+    tools: list[Callable[..., Any]] = field(default_factory=list)
+    _tool_map: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
+    name: str = "sandbox"
+    description: str = _DEFAULT_DESCRIPTION
+
+    def __post_init__(self) -> None:
+        if not self._tool_map and self.tools:
+            self._tool_map = {_tool_name(f): f for f in self.tools}
+
+    @classmethod
+    def from_functions(
+        cls,
+        tools: Sequence[Callable[..., Any]],
+        *,
+        capabilities: Sequence[ToolCallCap] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        memory_limit: int = DEFAULT_MEMORY_LIMIT,
+    ) -> SandboxTool:
+        """A SandboxTool whose sandbox can call `tools`.
+
+        Without `capabilities` each function gets an unlimited, unconstrained
+        capability `mcp:<name>`; with them, exactly those are used (an empty
+        list means the development default `**`).
+        """
+        funcs = _function_list(tools)
+        tool_map = {_tool_name(f): f for f in funcs}
+        caps = list(capabilities) if capabilities is not None else [capability_from_function(f) for f in funcs]
+        sandbox = _build_sandbox(funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit)
+        return cls(sandbox=sandbox, tools=funcs, _tool_map=tool_map)
+
+    # -- running --------------------------------------------------------------
+
+    def _capture(self, run: Callable[[], str]) -> ExecutionResult:
+        try:
+            out = run()
+        except Exception as e:
+            return ExecutionResult(error=str(e), stderr=self.sandbox.last_stderr, success=False)
+        return ExecutionResult(stdout=out, stderr=self.sandbox.last_stderr, success=True)
+
+    async def _capture_async(self, run: Callable[[], Awaitable[str]]) -> ExecutionResult:
+        try:
+            out = await run()
+        except Exception as e:
+            return ExecutionResult(error=str(e), stderr=self.sandbox.last_stderr, success=False)
+        return ExecutionResult(stdout=out, stderr=self.sandbox.last_stderr, success=True)
+
+    def execute(self, code: str, *, stdin: str | bytes | None = None) -> ExecutionResult:
+        """Run JavaScript. Never raises: failures are in the result."""
+        return self._capture(lambda: self.sandbox.execute(code, stdin=stdin))
+
+    def shell(self, command: str, *, stdin: str | bytes | None = None) -> ExecutionResult:
+        """Run a shell command line. Never raises: failures are in the result."""
+        return self._capture(lambda: self.sandbox.shell(command, stdin=stdin))
+
+    # -- lifetime -------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the sandbox (its engine, files and budgets). Idempotent;
+        later runs return an error result instead of running."""
+        self.sandbox.close()
+
+    def __enter__(self) -> SandboxTool:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- dispatch -------------------------------------------------------------
+
+    def run(self, code: str, language: str, *, stdin: str | bytes | None = None) -> str:
+        """Run `code` as JavaScript (`language` "javascript", "js" or "node")
+        or as a shell script ("shell", "bash" or "sh"), in any case; return
+        the text for the model (`to_tool_message()`). Any other `language`
+        is a ValueError listing the accepted values."""
+        if normalize_language(language) == "shell":
+            return self.shell(code, stdin=stdin).to_tool_message()
+        return self.execute(code, stdin=stdin).to_tool_message()
+
+    async def run_async(self, code: str, language: str, *, stdin: str | bytes | None = None) -> str:
+        """`run()` for callers inside an event loop: async tools are awaited on
+        the caller's loop."""
+        if normalize_language(language) == "shell":
+            shell_async = getattr(self.sandbox, "shell_async", None)
+            if shell_async is not None:
+                result = await self._capture_async(lambda: shell_async(code, stdin=stdin))
+            else:
+                # No async shell on this Sandbox: run it off the loop so that
+                # async tools called by the `tool` applet can be driven there.
+                result = await self._capture_async(
+                    lambda: asyncio.to_thread(self.sandbox.shell, code, stdin=stdin)
+                )
+        else:
+            result = await self._capture_async(lambda: self.sandbox.execute_async(code, stdin=stdin))
+        return result.to_tool_message()
+
+    # -- LangChain ------------------------------------------------------------
+
+    def as_langchain_tool(self) -> Any:
+        """One LangChain `StructuredTool` taking `code` and `language`."""
+        StructuredTool, BaseModel, Field = _langchain("as_langchain_tool()")
+
+        class SandboxInput(BaseModel):  # type: ignore[misc, valid-type]
+            code: str = Field(description="JavaScript code, or a shell script")
+            language: str = Field(
+                default="javascript",
+                description='"javascript" (default) or "shell"; "js", "node", "bash" and "sh" also work',
+            )
+
+        def run(code: str, language: str = "javascript") -> str:
+            try:
+                lang = normalize_language(language)
+            except ValueError as e:
+                return f"[error]: {e}"
+            return self.run(code, lang)
+
+        async def arun(code: str, language: str = "javascript") -> str:
+            try:
+                lang = normalize_language(language)
+            except ValueError as e:
+                return f"[error]: {e}"
+            return await self.run_async(code, lang)
+
+        return StructuredTool(
+            name=self.name,
+            description=self._langchain_description(),
+            args_schema=SandboxInput,
+            func=run,
+            coroutine=arun,
+        )
+
+    def as_langchain_tools(self) -> list[Any]:
+        """Two LangChain tools: `sandbox_js` (argument `code`) and
+        `sandbox_shell` (argument `command`)."""
+        StructuredTool, BaseModel, Field = _langchain("as_langchain_tools()")
+
+        class JSInput(BaseModel):  # type: ignore[misc, valid-type]
+            code: str = Field(description="JavaScript code to run (top-level await works)")
+
+        class ShellInput(BaseModel):  # type: ignore[misc, valid-type]
+            command: str = Field(description="Shell command line to run")
+
+        def run_js(code: str) -> str:
+            return self.run(code, "javascript")
+
+        async def arun_js(code: str) -> str:
+            return await self.run_async(code, "javascript")
+
+        def run_shell(command: str) -> str:
+            return self.run(command, "shell")
+
+        async def arun_shell(command: str) -> str:
+            return await self.run_async(command, "shell")
+
+        return [
+            StructuredTool(
+                name="sandbox_js",
+                description=self._js_description(),
+                args_schema=JSInput,
+                func=run_js,
+                coroutine=arun_js,
+            ),
+            StructuredTool(
+                name="sandbox_shell",
+                description=self._shell_description(),
+                args_schema=ShellInput,
+                func=run_shell,
+                coroutine=arun_shell,
+            ),
+        ]
+
+    # -- generated text -------------------------------------------------------
+
+    def _function_lines(self) -> list[str]:
+        return [f"- {_tool_name(f)}({_js_params(f)}) - {_first_doc_line(f)}" for f in self.tools]
+
+    def _js_example(self) -> str:
+        if not self.tools:
+            return "console.log('hello');"
+        first = _tool_name(self.tools[0])
+        return f"const r = await {first}({{...}}); console.log(JSON.stringify(r));"
+
+    def _limit_lines(self) -> list[str]:
+        lines = []
+        for cap in self.sandbox.capabilities:
+            name = cap.method_pattern.removeprefix("mcp:")
+            if cap.max_calls and cap.max_calls < _LIMIT_WORTH_MENTIONING:
+                lines.append(f"- {name}: max {cap.max_calls} calls")
+            if cap.constraints:
+                lines.append(f"- {name}: has parameter constraints")
+        return lines
+
+    def _js_section(self) -> list[str]:
+        lines = ["Call functions with await (one object argument each); print results with console.log()."]
+        if self.tools:
+            lines.append("Available functions:")
+            lines.extend(self._function_lines())
+        lines.append(f"Example: {self._js_example()}")
+        return lines
+
+    def _langchain_description(self) -> str:
+        lines = [
+            "Execute code in a secure sandbox. Two modes, chosen by the `language` argument:",
+            "",
+            "JAVASCRIPT (language='javascript', the default):",
+            *self._js_section(),
+            "",
+            "SHELL (language='shell'):",
+            f"Utilities: {_SHELL_UTILITIES}. Pipes and redirection to /workspace or /tmp work.",
+            f"Example: {_SHELL_EXAMPLE}",
+        ]
+        limits = self._limit_lines()
+        if limits:
+            lines += ["", "LIMITS:", *limits]
+        return "\n".join(lines)
+
+    def _js_description(self) -> str:
+        lines = ["Run JavaScript (ES2020+, top-level await) in a secure sandbox.", *self._js_section()]
+        limits = self._limit_lines()
+        if limits:
+            lines += ["", "LIMITS:", *limits]
+        return "\n".join(lines)
+
+    def _shell_description(self) -> str:
+        return "\n".join(
+            [
+                "Run a shell command line in a secure sandbox (the same files as sandbox_js).",
+                f"Utilities: {_SHELL_UTILITIES}, ls. Pipes and redirection to /workspace or /tmp work.",
+                f"Example: {_SHELL_EXAMPLE}",
+            ]
+        )
+
+    def get_tool_descriptions(self) -> str:
+        """Markdown listing the functions sandbox code can call, with full docstrings."""
+        if not self.tools:
+            return "No custom tools available. Use shell commands or plain JavaScript."
+        lines = ["Available functions (call from JavaScript as `await name({...})`):", ""]
+        for func in self.tools:
+            lines.append(f"### {_tool_name(func)}({_python_signature(func)})")
+            lines.append(inspect.getdoc(func) or "No description")
+            lines.append("")
+        return "\n".join(lines)
+
+    def _functions_and_limits(self, include_tools: bool, where: str) -> list[str]:
+        lines: list[str] = []
+        if include_tools and self.tools:
+            lines += ["", f"### Available Functions{where}", ""]
+            lines += [f"- `{_tool_name(f)}({_js_params(f)})` - {_first_doc_line(f)}" for f in self.tools]
+        limits = self._limit_lines()
+        if limits:
+            lines += ["", "### Limits", "", *limits]
+        return lines
+
+    def get_system_prompt(self, *, include_tools: bool = True) -> str:
+        """A markdown fragment to append to an agent's system prompt."""
+        lines = [
+            "## Sandbox Tool Usage",
+            "",
+            f"The `{self.name}` tool runs code in a secure sandbox. It takes two parameters:",
+            "- `code`: the JavaScript code or shell script to run",
+            '- `language`: `"javascript"` (the default) or `"shell"`',
+            "",
+            '### JavaScript mode (language="javascript")',
+            "",
+            "Call functions with await and one object argument; print what you need with console.log().",
+            "Do many calls in one run with a loop instead of one tool call each:",
+            "",
+            "```javascript",
+            "const results = [];",
+            "for (const id of [1, 2, 3]) {",
+            "  results.push(await some_function({id}));",
+            "}",
+            'await fs.writeFile("/workspace/data.json", JSON.stringify(results));',
+            "console.log(results.length);",
+            "```",
+            "",
+            "Files under /workspace and /tmp persist between runs (`await fs.readFile`, `await fs.writeFile`).",
+            "",
+            '### Shell mode (language="shell")',
+            "",
+            f"Utilities: {_SHELL_UTILITIES}. Example:",
+            "",
+            "```bash",
+            _SHELL_EXAMPLE,
+            "```",
+        ]
+        lines += self._functions_and_limits(include_tools, "")
+        return "\n".join(lines)
+
+    def get_system_prompt_for_separate_tools(self, *, include_tools: bool = True) -> str:
+        """Like `get_system_prompt()`, for the two tools of `as_langchain_tools()`."""
+        lines = [
+            "## Sandbox Tools",
+            "",
+            "Two tools share one secure sandbox and its files (/workspace, /tmp):",
+            "- `sandbox_js(code)`: runs JavaScript. Use it to call functions (with await, one object",
+            "  argument each), loop over many calls, and transform data. Print with console.log().",
+            f"- `sandbox_shell(command)`: runs a shell command line with {_SHELL_UTILITIES}, ls.",
+            "  Use it to inspect and filter files, e.g.:",
+            f"  `{_SHELL_EXAMPLE}`",
+            "",
+            "Use sandbox_js to fetch and save data (`await fs.writeFile(\"/workspace/data.json\", ...)`),",
+            "then sandbox_shell to explore it.",
+        ]
+        lines += self._functions_and_limits(include_tools, " (in sandbox_js)")
+        return "\n".join(lines)
+
+
+def _langchain(method: str) -> tuple[Any, Any, Any]:
+    try:
+        from langchain_core.tools import StructuredTool
+        from pydantic import BaseModel, Field
+    except ImportError as e:
+        raise ImportError(
+            f"langchain_core is required for {method}. Install it with: pip install langchain-core"
+        ) from e
+    return StructuredTool, BaseModel, Field

@@ -1,0 +1,187 @@
+// Command guest is the shell guest that runs inside the WASM sandbox
+// (GOOS=wasip1 GOARCH=wasm): the shell and its applets. It reads its run's
+// input from the host, then runs the shell script it was given.
+//
+// JavaScript runs on its own guest (QuickJS-NG, guests/js/). The two meet
+// only through the host: JavaScript's shell() and the shell's `node`
+// applet ask it to start the other language as a child process on the
+// same files.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"amlasandbox/guests/shell/applets"
+	"amlasandbox/guests/shell/hostapi"
+	"amlasandbox/guests/shell/hostcall"
+	"amlasandbox/guests/shell/shell"
+	"amlasandbox/gocore/wire"
+)
+
+// main is the entry of the command build (tests, tools): one run, then
+// exit with its status.
+func main() { hostcall.Exit(run()) }
+
+// amlaInit is the reactor's one-time set-up: runtime and package init have
+// run by now (in _initialize); the host may snapshot the instance after it,
+// so whatever every run would build the same way is built here. Nothing
+// here may touch files: the snapshot is taken where none are open.
+//
+// The host calls amla_init before every run; in a snapshot it finds the
+// work done and returns.
+//
+//go:wasmexport amla_init
+func amlaInit() {
+	if baseRegistry != nil {
+		return
+	}
+	hostcall.Warm()
+	reg := applets.Default()
+	// Each run registers its own `node`; having the name in the map
+	// already makes that a replace, not a growth of the map.
+	reg.Register("node", func(p *applets.Proc, args []string) int { return 127 })
+	baseRegistry = reg
+	primeAllocator()
+}
+
+// primeSink keeps primeAllocator's objects reachable until the snapshot.
+var primeSink [][]byte
+var primePtrSink [][]*byte
+
+// primeAllocator allocates one object of each small size class, with and
+// without pointers, so that the snapshot's allocator caches a span with
+// free room for each: a run's first allocation of a size then takes that
+// room instead of carving a new span out of the heap.
+func primeAllocator() {
+	for size := 8; size <= 32<<10; size += size / 8 {
+		size = (size + 7) &^ 7
+		primeSink = append(primeSink, make([]byte, size))
+		primePtrSink = append(primePtrSink, make([]*byte, size/8))
+	}
+}
+
+// baseRegistry is the applet registry built by amla_init; each run adds
+// its own `node` to it (a reactor run starts from a fresh copy of the
+// snapshot, so nothing a run adds reaches the next). A command build
+// leaves it nil and builds its registry in newGuest.
+var baseRegistry *applets.Registry
+
+// amlaRun is one run of the reactor build. It returns the exit status
+// rather than exiting: ending a reactor through proc_exit costs a trap.
+//
+//go:wasmexport amla_run
+func amlaRun() int32 {
+	code := run()
+	hostcall.SetExitStatus(code)
+	return 0
+}
+
+// run runs the input's script and returns its exit status.
+func run() int {
+	in, err := hostcall.ReadInput()
+	if err != nil {
+		fmt.Fprintln(hostcall.Writer{FD: wire.Stderr}, "amla guest:", err)
+		return 70
+	}
+	if in.MemoryLimit > 0 {
+		// Keep the heap goal a little under the limit: at the limit the Go
+		// runtime cannot grow and dies; near it the collector works harder.
+		debug.SetMemoryLimit(in.MemoryLimit * 3 / 4)
+	}
+	g := newGuest(in)
+	if in.Language != wire.LangShell {
+		// JavaScript runs on its own guest (guests/js/); the host never
+		// sends it here.
+		fmt.Fprintf(g.stderr, "amla shell guest: cannot run language %q\n", in.Language)
+		return 2
+	}
+	return g.runShell(in.Code, strings.NewReader(in.Stdin), g.stdout, g.stderr, "/workspace")
+}
+
+// guest holds what one run of the shell needs.
+type guest struct {
+	in       wire.Input
+	stdout   io.Writer
+	stderr   io.Writer
+	tools    hostapi.Tools
+	registry *applets.Registry
+}
+
+func newGuest(in wire.Input) *guest {
+	g := &guest{
+		in:     in,
+		stdout: hostcall.Writer{FD: wire.Stdout},
+		stderr: hostcall.Writer{FD: wire.Stderr},
+		tools:  hostcall.NewTools(in.Tools),
+	}
+	g.registry = baseRegistry
+	if g.registry == nil {
+		g.registry = applets.Default()
+	}
+	g.registry.Register("node", g.nodeApplet)
+	return g
+}
+
+func (g *guest) runShell(script string, stdin io.Reader, stdout, stderr io.Writer, dir string) int {
+	return shell.Run(script, shell.Options{
+		Stdin:    stdin,
+		Stdout:   stdout,
+		Stderr:   stderr,
+		Env:      map[string]string{"HOME": "/workspace", "PWD": dir, "PATH": "/bin"},
+		Dir:      dir,
+		Tools:    g.tools,
+		Registry: g.registry,
+		Ctx:      context.Background(),
+	})
+}
+
+// nodeApplet runs JavaScript from the shell: `node -e CODE`, `node -`
+// (script on stdin) or `node FILE`.
+func (g *guest) nodeApplet(p *applets.Proc, args []string) int {
+	usage := func() int {
+		fmt.Fprintln(p.Stderr, "usage: node -e CODE | node - | node FILE")
+		return 2
+	}
+	if len(args) < 2 {
+		return usage()
+	}
+	var code string
+	switch args[1] {
+	case "-e", "--eval":
+		if len(args) < 3 {
+			return usage()
+		}
+		code = args[2]
+	case "-":
+		b, err := io.ReadAll(p.Stdin)
+		if err != nil {
+			fmt.Fprintln(p.Stderr, "node: reading stdin:", err)
+			return 1
+		}
+		code = string(b)
+	default:
+		if strings.HasPrefix(args[1], "-") {
+			fmt.Fprintf(p.Stderr, "node: unsupported option %s\n", args[1])
+			return usage()
+		}
+		b, err := os.ReadFile(p.Path(args[1]))
+		if err != nil {
+			fmt.Fprintf(p.Stderr, "node: cannot read %s: %v\n", args[1], err)
+			return 1
+		}
+		code = string(b)
+	}
+	// JavaScript runs as a child process the host starts.
+	res := hostcall.Spawn(wire.SpawnRequest{Language: wire.LangJavaScript, Code: code})
+	io.WriteString(p.Stdout, res.Stdout)
+	io.WriteString(p.Stderr, res.Stderr)
+	if res.Error != "" && res.ExitCode != 0 {
+		fmt.Fprintln(p.Stderr, "node:", res.Error)
+	}
+	return res.ExitCode
+}
