@@ -51,11 +51,28 @@ class Sandbox:
     max_tool_result_size: int = DEFAULT_MAX_TOOL_RESULT_SIZE
     max_output_size: int = DEFAULT_MAX_OUTPUT_SIZE
     disk_quota: int = DEFAULT_DISK_QUOTA
+    # MCP servers whose tools scripts may call (docs/mcp.md): an mcpServers
+    # mapping (started here, stopped by close()) or an MCPTools from
+    # from_mcp() (left running: its owner closes it).
+    mcp_servers: Any = None
     _runtime: Runtime | None = field(default=None, repr=False)
     _prelude: str | None = field(default=None, repr=False)
     _audit_collector: AuditCollector | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        self._mcp: Any = None
+        self._mcp_owned = False
+        if self.mcp_servers is not None:
+            from .tools.mcp import mount
+
+            mount(self)  # adds the servers' tools and wraps tool_handler
+        try:
+            self._setup()
+        except BaseException:
+            self._close_mcp()
+            raise
+
+    def _setup(self) -> None:
         # The one path tool requests take through Python (the handler sees
         # the registered name, without "mcp:").
         self._pipeline = ToolPipeline(
@@ -135,7 +152,9 @@ class Sandbox:
         stdin: str | bytes | None = None,
     ) -> str:
         """Run JavaScript; return its stdout. With `stdin`, stdin is the script."""
-        return self._rt()._run_sync(code, "javascript", self._pipeline.call_sync, on_output, stdin).stdout
+        return self._rt()._run_sync(
+            code, "javascript", self._pipeline.call_sync, on_output, stdin, self._handle_many()
+        ).stdout
 
     async def execute_async(
         self,
@@ -150,7 +169,12 @@ class Sandbox:
 
     def shell(self, command: str, stdin: str | bytes | None = None) -> str:
         """Run a shell command line; return its stdout (a non-zero exit does not raise)."""
-        return self._rt()._run_sync(command, "shell", self._pipeline.call_sync, None, stdin).stdout
+        return self._rt()._run_sync(command, "shell", self._pipeline.call_sync, None, stdin, self._handle_many()).stdout
+
+    def _handle_many(self) -> Any:
+        # With MCP servers mounted, calls a script issues together are
+        # answered as a batch so they run concurrently (docs/mcp.md).
+        return self._pipeline.call_sync_many if self._mcp is not None else None
 
     async def shell_async(self, command: str, stdin: str | bytes | None = None) -> str:
         """`shell()` for async tool handlers: the `tool` applet awaits them."""
@@ -239,6 +263,12 @@ class Sandbox:
             self._runtime.close()
             self._runtime = None
         self._pipeline.close()
+        self._close_mcp()
+
+    def _close_mcp(self) -> None:
+        mcp, self._mcp = self._mcp, None
+        if mcp is not None and self._mcp_owned:
+            mcp.close()
 
     def __enter__(self) -> Sandbox:
         return self

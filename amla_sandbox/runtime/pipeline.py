@@ -153,6 +153,35 @@ class ToolPipeline:
             return self._failure(req, _describe(e))
         return self._encoded(req, value)
 
+    def call_sync_many(self, reqs: list[ToolRequest]) -> list[Answer]:
+        """Answers for requests the script issued together, in order. A
+        handler with a `start_call(name, params)` method (mounted MCP
+        servers) has each of its calls started before any is waited for,
+        so they run concurrently; every other call runs in turn, here."""
+        start = getattr(self.handler, "start_call", None)
+        started: dict[int, Any] = {}
+        if start is not None and len(reqs) > 1:
+            for i, req in enumerate(reqs):
+                try:
+                    future = start(self._name(req.method), req.params)
+                except Exception:
+                    future = None  # answered by call_sync below, which reports the error
+                if future is not None:
+                    started[i] = future
+        answers = []
+        for i, req in enumerate(reqs):
+            future = started.get(i)
+            if future is None:
+                answers.append(self.call_sync(req))
+                continue
+            try:
+                value = future.result()
+            except Exception as e:
+                answers.append(self._failure(req, _describe(e)))
+                continue
+            answers.append(self._encoded(req, value))
+        return answers
+
     async def call_async(self, req: ToolRequest) -> Answer:
         if self.handler is None:
             return Answer(code=CODE_INTERNAL, error=self.no_handler.format(method=req.method))

@@ -649,17 +649,30 @@ class Runtime:
         handle: Callable[[ToolRequest], Answer],
         on_output: Callable[[str], None] | None,
         stdin: str | bytes | None,
+        handle_many: Callable[[list[ToolRequest]], list[Answer]] | None = None,
     ) -> RunResult:
+        """Run to the end, answering requests with `handle`; or, with
+        `handle_many`, requests the script issued together (Promise.all) in
+        one batch, so a handler may run them concurrently."""
         self._check_not_reentrant()
         self._lock.acquire()
         self._lock_owner = threading.get_ident()
         try:
             self.start(code, language, stdin=stdin, on_output=on_output)
             try:
+                batch: list[ToolRequest] = []
                 while self._running:
                     ev = self._step(take=True)
                     if ev["kind"] == "request":
-                        self._answer(int(ev["id"]), handle(self._request(ev)))
+                        if handle_many is None:
+                            self._answer(int(ev["id"]), handle(self._request(ev)))
+                        else:
+                            batch.append(self._request(ev))
+                        continue
+                    if batch:
+                        for req, answer in zip(batch, handle_many(batch)):
+                            self._answer(req.id, answer)
+                        batch = []
             except BaseException:
                 self._abandon()
                 raise

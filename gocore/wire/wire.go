@@ -102,10 +102,22 @@ type Input struct {
 }
 
 // ToolInfo describes one registered tool (ToolDefinition.to_dict()).
+// Method is the method a call is checked and sent as; empty means
+// "mcp:<Name>" (Python tools). Tools of mounted MCP servers set it to
+// "mcp:<server>/<tool>" so method patterns can address a server.
 type ToolInfo struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Method      string          `json:"method,omitempty"`
+}
+
+// MethodOf is the method a call of t is submitted as.
+func (t ToolInfo) MethodOf() string {
+	if t.Method != "" {
+		return t.Method
+	}
+	return "mcp:" + t.Name
 }
 
 // ToolRequest is what the guest submits for one tool call. Method is

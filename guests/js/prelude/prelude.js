@@ -567,7 +567,8 @@
       const id = jsName(t.name);
       let parameters = { type: 'object', properties: {} };
       if (t.inputSchema !== undefined && t.inputSchema !== null) parameters = t.inputSchema;
-      const info = { id: 'mcp:' + t.name, name: t.name, description: t.description || '', parameters };
+      const method = typeof t.method === 'string' && t.method ? t.method : 'mcp:' + t.name;
+      const info = { id: method, name: t.name, description: t.description || '', parameters };
       toolsByName.set(t.name, info);
       // Conveniences the sandbox adds for Node habits (fetch, require,
       // process, ...) yield to a tool of the same name: the tool is what
@@ -579,10 +580,12 @@
       }
       toolsByJS.set(id, info);
       __tools__[id] = info;
-      const method = info.id;
       const stub = named(id, function (params) { return callMethod(method, params); });
       ObjectDefineProperty(G, id, { value: stub, writable: true, configurable: true, enumerable: true });
       toolGlobals.push(id);
+    }
+    if (list.some((t) => t && typeof t.name === 'string' && t.name.includes('.'))) {
+      getToolsSection().namespaces(toolsByName.values());
     }
   }
   // findTool looks a tool up by JS identifier, registered name or id.
@@ -609,6 +612,7 @@
   // explains there is no network (section_node.js).
   // ---------------------------------------------------------------------
 
+  const getToolsSection = once(() => section_tools());
   const getText = once(() => section_text());
   const getNode = once(() => section_node());
   const require = named('require', function (name) {
@@ -638,6 +642,7 @@
   };
   for (const name of ObjectKeys(globals)) define(G, name, globals[name]);
   lazy(G, 'fs', getFs);
+  lazy(G, 'tools', () => getToolsSection().tools);
   lazy(G, 'TextEncoder', () => getText().TextEncoder);
   lazy(G, 'TextDecoder', () => getText().TextDecoder);
   lazy(G, 'Buffer', () => getText().Buffer);

@@ -9,11 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"amlasandbox/guests/shell/hostapi"
 	"amlasandbox/gocore/wire"
+	"amlasandbox/guests/shell/hostapi"
 )
 
-const toolUsage = `tool NAME [--PARAM VALUE]... | tool NAME --json '{...}' | tool --list [PREFIX] | tool --help NAME`
+const toolUsage = `tool NAME [--PARAM VALUE]... | tool NAME --json '{...}' | tool --list [PREFIX] | tool --help NAME | tool --search WORDS | tool --describe NAME`
 
 // toolSchema is the part of a JSON Schema the tool applet uses.
 type toolSchema struct {
@@ -74,6 +74,17 @@ func toolApplet(p *Proc, args []string) int {
 			filter = args[2]
 		}
 		return toolList(p, tools, filter)
+	case "--search", "-s", "search":
+		return toolSearch(p, tools, strings.Join(args[2:], " "))
+	case "--describe", "describe":
+		if len(args) < 3 {
+			return p.usage("tool", "--describe needs a tool name", toolUsage)
+		}
+		t, ok := findTool(tools, args[2])
+		if !ok {
+			return unknownTool(p, tools, args[2])
+		}
+		return toolDescribe(p, t)
 	case "--help", "-h", "help":
 		if len(args) < 3 {
 			fmt.Fprintf(p.Stdout, "usage: %s\n", toolUsage)
@@ -119,7 +130,7 @@ func toolApplet(p *Proc, args []string) int {
 		p.errorf("tool", "%s: encoding parameters: %s", name, err)
 		return 1
 	}
-	ans := hostapi.Call(p.Tools, "mcp:"+name, body)
+	ans := hostapi.Call(p.Tools, t.MethodOf(), body)
 	if !ans.OK {
 		// The reference's text: "tool: <name> failed: <code>: <message>".
 		p.errorf("tool", "%s failed: %s: %s", name, hostapi.FailureCode(ans), ans.Error)
@@ -291,6 +302,94 @@ func parseToolSchema(raw json.RawMessage) *toolSchema {
 		s.Properties = map[string]*toolSchema{}
 	}
 	return s
+}
+
+// toolDescribe prints one tool as JSON: its name, the method its calls
+// are checked as, its description and its input schema (tool --describe).
+func toolDescribe(p *Proc, t wire.ToolInfo) int {
+	schema := t.InputSchema
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	out, err := json.MarshalIndent(struct {
+		Name        string          `json:"name"`
+		Method      string          `json:"method"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}{t.Name, t.MethodOf(), t.Description, schema}, "", "  ")
+	if err != nil {
+		p.errorf("tool", "%s: its schema is not valid JSON: %s", t.Name, err)
+		return 1
+	}
+	out = append(out, '\n')
+	if _, err := p.Stdout.Write(out); err != nil {
+		return p.writeFailed("tool", err)
+	}
+	return 0
+}
+
+// toolSearch prints the tools that match the words of query, best first
+// (tool --search): a word found in a tool's name counts more than one
+// found in its description; every word must be found somewhere. Matching
+// ignores case. At most 20 lines, then a count of the rest.
+func toolSearch(p *Proc, tools []wire.ToolInfo, query string) int {
+	words := strings.Fields(strings.ToLower(query))
+	if len(words) == 0 {
+		return p.usage("tool", "--search needs words to look for", toolUsage)
+	}
+	type hit struct {
+		t     wire.ToolInfo
+		score int
+	}
+	var hits []hit
+	for _, t := range tools {
+		if s := searchScore(t, words); s > 0 {
+			hits = append(hits, hit{t, s})
+		}
+	}
+	if len(hits) == 0 {
+		p.errorf("tool", "no tool matches '%s' (tool --list shows them all)", query)
+		return 1
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	const most = 20
+	width := 0
+	for i, h := range hits {
+		if i < most {
+			width = max(width, len(h.t.Name))
+		}
+	}
+	var b strings.Builder
+	for i, h := range hits {
+		if i == most {
+			fmt.Fprintf(&b, "... and %d more (use more words)\n", len(hits)-most)
+			break
+		}
+		fmt.Fprintf(&b, "%-*s  %s\n", width, h.t.Name, firstLine(h.t.Description))
+	}
+	if _, err := io.WriteString(p.Stdout, b.String()); err != nil {
+		return p.writeFailed("tool", err)
+	}
+	return 0
+}
+
+// searchScore ranks t for the (lower-case) words: 0 when a word is found
+// neither in its name nor in its description; else 3 per word in the name
+// and 1 per word only in the description.
+func searchScore(t wire.ToolInfo, words []string) int {
+	name, desc := strings.ToLower(t.Name), strings.ToLower(t.Description)
+	score := 0
+	for _, w := range words {
+		switch {
+		case strings.Contains(name, w):
+			score += 3
+		case strings.Contains(desc, w):
+			score++
+		default:
+			return 0
+		}
+	}
+	return score
 }
 
 // toolParams turns the flags after the tool name into its parameters.

@@ -30,7 +30,7 @@ func FakeTools(spec string) (*hostapi.Fake, error) {
 	}
 	fake.Handler = func(method string, _ json.RawMessage) (json.RawMessage, error) {
 		for _, s := range specs {
-			if "mcp:"+s.Name == method {
+			if s.MethodOf() == method {
 				if s.Error != "" {
 					return nil, errors.New(s.Error)
 				}

@@ -1,0 +1,103 @@
+// Section 'tools' of prelude.js: tool namespaces and the `tools` global
+// (docs/mcp.md). A tool whose name has a dot, such as the MCP tool
+// "github.create_issue", is also reachable as github.create_issue(...):
+// the part before the first dot names a namespace object, installed only
+// where that global is free. `tools` lets a script find tools without a
+// long prompt: tools.search(words), tools.describe(name), tools.list().
+    const namespaceObjects = new WeakSet();
+
+    // namespaces installs the namespace members of the run's dotted tools.
+    function namespaces(infos) {
+      for (const info of infos) {
+        const dot = info.name.indexOf('.');
+        if (dot <= 0 || dot === info.name.length - 1) continue;
+        const ns = jsName(info.name.slice(0, dot));
+        const own = Object.getOwnPropertyDescriptor(G, ns);
+        let obj;
+        if (own === undefined && !(ns in G)) {
+          obj = {};
+          namespaceObjects.add(obj);
+          ObjectDefineProperty(G, ns, { value: obj, writable: true, configurable: true, enumerable: true });
+        } else if (own !== undefined && namespaceObjects.has(own.value)) {
+          obj = own.value;
+        } else {
+          continue; // a builtin, a prelude global or a tool owns the name
+        }
+        const member = info.name.slice(dot + 1);
+        const method = info.id;
+        const stub = named(jsName(member), function (params) { return callMethod(method, params); });
+        for (const key of [member, jsName(member)]) {
+          if (!Object.prototype.hasOwnProperty.call(obj, key)) obj[key] = stub;
+        }
+        info.call = ns + (jsName(member) === member ? '.' + member : '[' + JSONStringify(member) + ']');
+      }
+    }
+
+    function firstLine(s) {
+      for (const line of String(s || '').split('\n')) {
+        const t = line.trim();
+        if (t) return t;
+      }
+      return '';
+    }
+    function brief(info) {
+      return { name: info.name, description: firstLine(info.description), call: info.call || info.name };
+    }
+    function all() {
+      return ArrayFrom(toolsByName.values());
+    }
+    // score ranks a tool for the lower-case words: 0 unless every word is
+    // in its name or description; 3 per word in the name, 1 per word only
+    // in the description (the same rule as the shell's tool --search).
+    function score(info, words) {
+      const name = info.name.toLowerCase();
+      const desc = String(info.description || '').toLowerCase();
+      let s = 0;
+      for (const w of words) {
+        if (name.includes(w)) s += 3;
+        else if (desc.includes(w)) s += 1;
+        else return 0;
+      }
+      return s;
+    }
+    function lookup(name) {
+      const n = String(name);
+      for (const info of toolsByName.values()) {
+        if (info.name === n || info.id === n || info.call === n) return info;
+      }
+      return findTool(n, true);
+    }
+
+    const tools = {
+      // search(query, {limit}) → [{name, description, call}], best first.
+      search: named('search', function (query, options) {
+        const words = String(query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+        let limit = 20;
+        if (options && typeof options.limit === 'number' && options.limit > 0) limit = options.limit;
+        const hits = [];
+        for (const info of all()) {
+          const s = words.length ? score(info, words) : 1;
+          if (s > 0) hits.push([s, info]);
+        }
+        hits.sort((a, b) => b[0] - a[0]);
+        return PromiseResolve(hits.slice(0, limit).map(([, info]) => brief(info)));
+      }),
+      // describe(name) → {name, method, description, parameters, call}.
+      describe: named('describe', function (name) {
+        const info = lookup(name);
+        if (!info) return PromiseReject(new ErrorCtor('Unknown tool: ' + name + ' (tools.search() finds tools)'));
+        return PromiseResolve({
+          name: info.name, method: info.id, description: info.description,
+          parameters: info.parameters, call: info.call || info.name,
+        });
+      }),
+      // list() → [{name, description, call}] of every tool.
+      list: named('list', function () { return PromiseResolve(all().map(brief)); }),
+      // call(name, params): the same as the tool's function.
+      call: named('call', function (name, params) {
+        const info = lookup(name);
+        if (!info) return PromiseReject(new ErrorCtor('Unknown tool: ' + name + ' (tools.search() finds tools)'));
+        return callMethod(info.id, params);
+      }),
+    };
+    return { namespaces, tools };
