@@ -225,6 +225,7 @@ def create_sandbox_tool(
     max_calls: int | dict[str, int] | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
+    mcp_servers: Any = None,
 ) -> SandboxTool:
     """A SandboxTool whose sandbox can call `tools` (by their `__name__`).
 
@@ -237,10 +238,56 @@ def create_sandbox_tool(
     otherwise be ignored: an unparseable string, a value of another type.
     Warns (UserWarning) about a `constraints`/`max_calls` key naming no tool
     and a constraint on a parameter the tool does not have.
+
+    `mcp_servers` mounts MCP servers (an `mcpServers` mapping, or an
+    `MCPTools` from `from_mcp()`): their tools are `<server>.<tool>`, called
+    as method `mcp:<server>/<tool>`, and take constraints and budgets under
+    either name (docs/mcp.md).
     """
     funcs = _function_list(tools)
     tool_map = {_tool_name(f): f for f in funcs}
-    _check_spec(tool_map, constraints or {}, max_calls)
-    caps = _build_capabilities(funcs, constraints, max_calls)
-    sandbox = _build_sandbox(funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit)
+    if mcp_servers is None:
+        _check_spec(tool_map, constraints or {}, max_calls)
+        caps = _build_capabilities(funcs, constraints, max_calls)
+        sandbox = _build_sandbox(funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit)
+        return SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map)
+    from .tools.mcp import MCPTools
+
+    owned = not isinstance(mcp_servers, MCPTools)
+    mcp = MCPTools(mcp_servers, timeout=timeout) if owned else mcp_servers
+    try:
+        caps = _capabilities_with_mcp(funcs, tool_map, mcp, constraints, max_calls)
+        sandbox = _build_sandbox(
+            funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, mcp_servers=mcp
+        )
+    except BaseException:
+        if owned:
+            mcp.close()
+        raise
+    sandbox._mcp_owned = owned
     return SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map)
+
+
+def _capabilities_with_mcp(
+    funcs: Sequence[Callable[..., Any]],
+    tool_map: Mapping[str, Callable[..., Any]],
+    mcp: Any,
+    constraints: Mapping[str, Any] | None,
+    max_calls: int | Mapping[str, int] | None,
+) -> list[ToolCallCap]:
+    """The capabilities of Python tools and of the tools of mounted MCP
+    servers (an MCPTools), whose `constraints`/`max_calls` keys may be
+    "github.create_issue" or "github/create_issue". Checked as
+    create_sandbox_tool checks them."""
+
+    def canonical(key: Any) -> Any:
+        d = mcp.resolve(key) if key not in tool_map else None
+        return d.name if d is not None else key
+
+    constraints = {canonical(k): v for k, v in (constraints or {}).items()}
+    if isinstance(max_calls, Mapping):
+        max_calls = {canonical(k): v for k, v in max_calls.items()}
+    known: dict[str, Any] = {**tool_map, **{d.name: None for d in mcp.definitions}}
+    _check_spec(known, constraints, max_calls)
+    caps = _build_capabilities(funcs, constraints, max_calls)
+    return caps + mcp.capabilities(constraints, max_calls, default_max_calls=DEFAULT_MAX_CALLS)

@@ -116,6 +116,7 @@ def _build_sandbox(
     *,
     timeout: float,
     memory_limit: int,
+    mcp_servers: Any = None,
 ) -> Sandbox:
     sandbox = Sandbox(
         tools=[tool_from_function(f) for f in funcs],
@@ -123,6 +124,7 @@ def _build_sandbox(
         tool_handler=_tool_map_handler(tool_map) if funcs else None,
         timeout=timeout,
         memory_limit=memory_limit,
+        mcp_servers=mcp_servers,
     )
     # async def tools work under run()/execute() too: the sandbox drives an
     # event loop for them when none is running (deviation #4).
@@ -336,9 +338,25 @@ class SandboxTool:
     # -- generated text -------------------------------------------------------
 
     def _function_lines(self) -> list[str]:
-        return [f"- {_tool_name(f)}({_js_params(f)}) - {_first_doc_line(f)}" for f in self.tools]
+        lines = [f"- {_tool_name(f)}({_js_params(f)}) - {_first_doc_line(f)}" for f in self.tools]
+        return lines + self._mcp_lines()
+
+    def _mcp_lines(self) -> list[str]:
+        """MCP tools: with parameters for a few, servers and names for many
+        (scripts look the rest up with tools.search / tools.describe)."""
+        mcp = getattr(self.sandbox, "_mcp", None)
+        if mcp is None or not mcp.definitions:
+            return []
+        return [
+            "MCP tools, called as `await server.tool({...})` (find more with `await tools.search('words')`, "
+            "parameters with `await tools.describe('server.tool')`; shell: `tool --search`, `tool --describe`):",
+            *mcp.prompt_lines(),
+        ]
 
     def _js_example(self) -> str:
+        mcp = getattr(self.sandbox, "_mcp", None)
+        if not self.tools and mcp is not None and mcp.definitions:
+            return f"const r = await {mcp.definitions[0].name}({{...}}); console.log(JSON.stringify(r));"
         if not self.tools:
             return "console.log('hello');"
         first = _tool_name(self.tools[0])
@@ -356,7 +374,7 @@ class SandboxTool:
 
     def _js_section(self) -> list[str]:
         lines = ["Call functions with await (one object argument each); print results with console.log()."]
-        if self.tools:
+        if self._function_lines():
             lines.append("Available functions:")
             lines.extend(self._function_lines())
         lines.append(f"Example: {self._js_example()}")
@@ -410,6 +428,8 @@ class SandboxTool:
         if include_tools and self.tools:
             lines += ["", f"### Available Functions{where}", ""]
             lines += [f"- `{_tool_name(f)}({_js_params(f)})` - {_first_doc_line(f)}" for f in self.tools]
+        if include_tools and self._mcp_lines():
+            lines += ["", f"### MCP Tools{where}", "", *self._mcp_lines()]
         limits = self._limit_lines()
         if limits:
             lines += ["", "### Limits", "", *limits]

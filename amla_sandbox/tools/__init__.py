@@ -13,6 +13,11 @@ from .definition import ToolDefinition
 from .handlers import create_tool_handler
 from .ingest import from_anthropic_tools, from_claude, from_langchain, from_openai, from_openai_tools
 
+# MCP servers as tools (docs/mcp.md). Not in __all__, which lists the
+# reference's names; the module imports the `mcp` SDK only when used.
+from .mcp import MCPTools as MCPTools
+from .mcp import from_mcp as from_mcp
+
 __all__ = [
     "ToolDefinition",
     "tool_from_function",

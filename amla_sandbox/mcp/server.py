@@ -1,0 +1,436 @@
+"""The sandbox as an MCP server: `python -m amla_sandbox.mcp` or
+`amla-sandbox-mcp` (docs/mcp.md).
+
+It offers `run_javascript(code)`, `run_shell(script)` and, when the
+installed package runs Python, `run_python(code)`. Each MCP session has a
+sandbox of its own, made on its first call and closed when the session
+ends (its files persist across the session's calls); with `--stateless`
+every call gets a fresh sandbox. Mounted MCP servers (`mcpServers` in the
+config) are started once for the whole server and shared by the sessions;
+budgets (`max_calls`) are per session.
+
+A call answers `structuredContent` `{status, stdout, stderr, exit_code,
+error?}` and the same as JSON text. Limits, denials and bad input are
+results with status "error", never a failed server. While a run goes, its
+stdout is sent as `notifications/message` (logger "stdout") and, when the
+client asked for progress, as `notifications/progress`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from .._language import normalize_language
+from ..runtime.runtime import RuntimeError as SandboxRuntimeError
+from .config import ConfigError, ServerConfig
+
+__all__ = ["SandboxServer", "main", "supported_languages"]
+
+logger = logging.getLogger(__name__)
+
+# Notifications carry at most this much of a run's stdout; the result has it all.
+_STREAM_LIMIT = 1024 * 1024
+
+_OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "status": {"type": "string", "enum": ["success", "error"]},
+        "stdout": {"type": "string"},
+        "stderr": {"type": "string"},
+        "exit_code": {"type": "integer"},
+        "error": {"type": "string"},
+    },
+    "required": ["status", "stdout", "stderr", "exit_code"],
+}
+
+# tool name -> (language, argument name, what the argument is)
+_TOOLS: dict[str, tuple[str, str, str]] = {
+    "run_javascript": ("javascript", "code", "JavaScript to run (top-level await works)"),
+    "run_shell": ("shell", "script", "A shell script (bash-like: pipes, redirection, if/for/while, functions)"),
+    "run_python": ("python", "code", "Python code to run"),
+}
+
+
+def supported_languages() -> list[str]:
+    """The guests this installation runs, as the run_* tools need them:
+    JavaScript and the shell always, Python when the package accepts the
+    language (detected, so a later install lights it up)."""
+    langs = []
+    for lang in ("javascript", "shell", "python"):
+        try:
+            if normalize_language(lang) == lang:
+                langs.append(lang)
+        except ValueError:
+            pass
+    return langs
+
+
+class SandboxServer:
+    """An MCP server whose tools run code in per-session sandboxes."""
+
+    def __init__(self, config: ServerConfig, *, stateless: bool = False) -> None:
+        from mcp.server.lowlevel import Server
+
+        from ..bash_tool import _capabilities_with_mcp, _check_spec, _build_capabilities
+        from ..tools.conversion import _tool_name
+
+        self.config = config
+        self.stateless = stateless
+        self.funcs = list(config.tools)
+        self.tool_map = {_tool_name(f): f for f in self.funcs}
+        self.mcp: Any = None
+        if config.mcp_servers:
+            from ..tools.mcp import MCPTools
+
+            self.mcp = MCPTools(
+                config.mcp_servers, timeout=config.timeout, max_result_size=64 * 1024 * 1024
+            )
+        try:
+            if self.mcp is not None:
+                self._caps = lambda: _capabilities_with_mcp(
+                    self.funcs, self.tool_map, self.mcp, config.constraints, config.max_calls
+                )
+            else:
+                _check_spec(self.tool_map, config.constraints, config.max_calls)
+                self._caps = lambda: _build_capabilities(self.funcs, config.constraints, config.max_calls)
+            self._caps()  # refuse a bad spec now, not on the first call
+        except BaseException:
+            self.close()
+            raise
+        self.languages = supported_languages()
+        self.tools = [name for name, (lang, _, _) in _TOOLS.items() if lang in self.languages]
+        self._sandboxes: dict[int, Any] = {}
+        self.server = Server(
+            "amla-sandbox",
+            version=_version(),
+            instructions=self._instructions(),
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
+
+    # -- sandboxes ------------------------------------------------------------
+
+    def new_sandbox(self) -> Any:
+        """A sandbox with the configured tools, limits and budgets."""
+        from ..sandbox import Sandbox
+        from ..sandbox_tool import _tool_map_handler
+        from ..tools.conversion import tool_from_function
+
+        sandbox = Sandbox(
+            tools=[tool_from_function(f) for f in self.funcs],
+            capabilities=self._caps(),
+            tool_handler=_tool_map_handler(self.tool_map) if self.funcs else None,
+            timeout=self.config.timeout,
+            memory_limit=self.config.memory_limit,
+            disk_quota=self.config.disk_quota,
+            mcp_servers=self.mcp,
+        )
+        sandbox._await_in_sync = True
+        return sandbox
+
+    async def _session_sandbox(self, ctx: Any) -> tuple[Any, bool]:
+        """The sandbox of the call's MCP session, and whether the caller
+        must close it after the call (stateless mode)."""
+        if self.stateless:
+            return self.new_sandbox(), True
+        # The connection object is what the SDK keeps per MCP session (one on
+        # stdio, one per session id on HTTP); its exit stack runs when the
+        # session ends.
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is None:  # pragma: no cover - a different SDK layout
+            return self.new_sandbox(), True
+        sandbox = connection.state.get("amla_sandbox")
+        if sandbox is None:
+            sandbox = self.new_sandbox()
+            self._sandboxes[id(sandbox)] = sandbox
+
+            def release(sb: Any = sandbox) -> None:
+                self._sandboxes.pop(id(sb), None)
+                sb.close()
+
+            connection.state["amla_sandbox"] = sandbox
+
+            connection.exit_stack.callback(release)
+        return sandbox, False
+
+    # -- MCP handlers -----------------------------------------------------------
+
+    async def _list_tools(self, ctx: Any, params: Any) -> Any:
+        import mcp_types as types
+
+        tools = []
+        for name in self.tools:
+            lang, arg, what = _TOOLS[name]
+            tools.append(
+                types.Tool(
+                    name=name,
+                    description=self._description(lang),
+                    input_schema={
+                        "type": "object",
+                        "properties": {arg: {"type": "string", "description": what}},
+                        "required": [arg],
+                    },
+                    output_schema=_OUTPUT_SCHEMA,
+                )
+            )
+        return types.ListToolsResult(tools=tools)
+
+    async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        name = params.name
+        args = params.arguments
+        if name not in self.tools:
+            return _result_of("error", error=f"unknown tool {name!r}; this server offers {self.tools}")
+        lang, arg, _ = _TOOLS[name]
+        code = args.get(arg) if isinstance(args, dict) else None
+        if not isinstance(code, str):
+            return _result_of("error", error=f"{name} needs the argument {arg!r}: a string of {lang} code")
+        size = len(code.encode("utf-8", "surrogatepass"))
+        if size > self.config.max_code_size:
+            return _result_of(
+                "error",
+                error=f"{arg} is {size} bytes, more than this server accepts ({self.config.max_code_size}; "
+                "max_code_size in the config)",
+            )
+        try:
+            sandbox, temporary = await self._session_sandbox(ctx)
+        except Exception as e:
+            return _result_of("error", error=f"could not make a sandbox: {e}")
+        try:
+            return await self._run(ctx, sandbox, lang, code)
+        finally:
+            if temporary:
+                sandbox.close()
+
+    async def _run(self, ctx: Any, sandbox: Any, lang: str, code: str) -> Any:
+        loop = asyncio.get_running_loop()
+        chunks: asyncio.Queue[str | None] = asyncio.Queue()
+        streamed = 0
+
+        def on_output(chunk: str) -> None:  # called on a worker thread
+            nonlocal streamed
+            if streamed < _STREAM_LIMIT:
+                streamed += len(chunk)
+                loop.call_soon_threadsafe(chunks.put_nowait, chunk)
+
+        sender = asyncio.create_task(self._stream(ctx, chunks))
+        run_error: str | None = None
+        try:
+            rt = sandbox._rt()
+            result = await rt._run_async(code, lang, sandbox._pipeline.call_async, on_output, None)
+        except SandboxRuntimeError as e:  # a limit: timeout, memory, the engine
+            run_error = str(e)
+            result = sandbox.last_result
+        except Exception as e:
+            run_error = f"{type(e).__name__}: {e}"
+            result = sandbox.last_result
+        finally:
+            chunks.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await sender
+        stdout = result.stdout if result is not None else ""
+        stderr = result.stderr if result is not None else ""
+        exit_code = result.exit_code if result is not None else 1
+        if run_error is None and exit_code != 0:
+            last = [line for line in stderr.splitlines() if line.strip()]
+            run_error = f"exited with status {exit_code}" + (f": {last[0][:500]}" if last else "")
+        if run_error is not None:
+            return _result_of("error", stdout, stderr, exit_code if exit_code else 1, run_error)
+        return _result_of("success", stdout, stderr, 0)
+
+    async def _stream(self, ctx: Any, chunks: asyncio.Queue[str | None]) -> None:
+        """Send stdout as it comes: one notification per batch of chunks."""
+        sent = 0
+        while True:
+            chunk = await chunks.get()
+            if chunk is None:
+                return
+            parts = [chunk]
+            done = False
+            while not chunks.empty():
+                more = chunks.get_nowait()
+                if more is None:
+                    done = True
+                    break
+                parts.append(more)
+            text = "".join(parts)
+            sent += len(text)
+            try:
+                with warnings.catch_warnings():
+                    # Logging is deprecated from protocol 2026-07-28 on, where
+                    # the SDK sends it only to clients that opt in; clients of
+                    # the handshake versions get it as before.
+                    warnings.simplefilter("ignore", UserWarning)  # MCPDeprecationWarning
+                    await ctx.session.send_log_message(
+                        level="info", data=text, logger="stdout", related_request_id=ctx.request_id
+                    )
+                await ctx.session.report_progress(sent, None, text)
+            except Exception:  # a client that went away must not fail the run
+                logger.debug("could not send output notification", exc_info=True)
+            if done:
+                return
+
+    # -- text for the model -------------------------------------------------------
+
+    def _tools_text(self) -> list[str]:
+        from ..sandbox_tool import _first_doc_line
+        from ..tools.conversion import _js_params, _tool_name
+
+        lines = []
+        if self.funcs:
+            lines.append("Functions (JavaScript: `await name({...})`; shell: `tool name --param value`):")
+            lines += [f"- {_tool_name(f)}({_js_params(f)}) - {_first_doc_line(f)}" for f in self.funcs]
+        if self.mcp is not None and self.mcp.definitions:
+            lines.append(
+                "MCP tools (JavaScript: `await server.tool({...})`; shell: `tool server.tool --param value`); "
+                "find tools with `await tools.search('words')` / `tool --search words`, parameters with "
+                "`await tools.describe('server.tool')` / `tool --describe server.tool`:"
+            )
+            lines += self.mcp.prompt_lines()
+        if not lines:
+            lines.append("No tools are mounted: plain computation, files and the shell's utilities only.")
+        return lines
+
+    def _limits_text(self) -> str:
+        mib = 1024 * 1024
+        files = (
+            "Each call starts with empty /workspace and /tmp."
+            if self.stateless
+            else "Files in /workspace and /tmp persist across the calls of this MCP session "
+            "(JavaScript, shell and Python share them)."
+        )
+        return (
+            f"Limits per run: {self.config.timeout:g} s, {self.config.memory_limit // mib} MiB of memory, "
+            f"{self.config.disk_quota // mib} MiB of files, code up to {self.config.max_code_size // 1024} KiB. "
+            f"No network. {files} Every tool call is checked against the sandbox's capabilities and budgets; "
+            "a denied call fails in the script with a message saying why."
+        )
+
+    def _description(self, lang: str) -> str:
+        head = {
+            "javascript": "Run JavaScript (QuickJS, ES2023, top-level await; print with console.log) in a "
+            "WebAssembly sandbox. Call many tools in one script (loops, Promise.all) instead of one tool call each. "
+            "Globals: fs (await fs.readFile/writeFile/readdir), shell(cmd), tools.search/describe.",
+            "shell": "Run a bash-like shell script in a WebAssembly sandbox: pipes, redirection, if/for/while, "
+            "functions, and applets such as grep, sed, awk, jq, sort, uniq, wc, head, tail, cut, tr, find, xargs; "
+            "`tool NAME --param value` calls a tool and prints its JSON result.",
+            "python": "Run Python in a WebAssembly sandbox; print with print().",
+        }[lang]
+        others = [lng for lng in self.languages if lng != lang]
+        return "\n".join(
+            [
+                head,
+                "",
+                *self._tools_text(),
+                "",
+                self._limits_text(),
+                f"Other languages on the same files: {', '.join(others)}." if others else "",
+                "The result has status, stdout, stderr, exit_code and, when status is error, error.",
+            ]
+        ).strip()
+
+    def _instructions(self) -> str:
+        tools = ", ".join(name for name in self.tools)
+        return (
+            f"This server runs code in a secure sandbox ({tools}). Prefer one script that does many steps "
+            "(and many tool calls) over many separate calls. " + self._limits_text()
+        )
+
+    # -- serving ------------------------------------------------------------------
+
+    async def serve_stdio(self) -> None:
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read, write):
+            await self.server.run(read, write, self.server.create_initialization_options())
+
+    async def serve_http(self, host: str, port: int) -> None:
+        import uvicorn
+
+        app = self.server.streamable_http_app(
+            streamable_http_path="/mcp", stateless_http=self.stateless, host=host
+        )
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+        server = uvicorn.Server(config)
+        print(f"amla-sandbox-mcp: serving http://{host}:{port}/mcp", file=sys.stderr, flush=True)
+        await server.serve()
+
+    def close(self) -> None:
+        for sandbox in list(getattr(self, "_sandboxes", {}).values()):
+            with contextlib.suppress(Exception):
+                sandbox.close()
+        if self.mcp is not None:
+            self.mcp.close()
+            self.mcp = None
+
+
+def _result_of(
+    status: str, stdout: str = "", stderr: str = "", exit_code: int = 1, error: str | None = None
+) -> Any:
+    import mcp_types as types
+
+    structured: dict[str, Any] = {"status": status, "stdout": stdout, "stderr": stderr, "exit_code": exit_code}
+    if status == "success":
+        structured["exit_code"] = 0
+    if error is not None:
+        structured["error"] = error
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(structured, ensure_ascii=False))],
+        structured_content=structured,
+        is_error=status == "error",
+    )
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("amla-sandbox")
+    except Exception:  # pragma: no cover - an uninstalled checkout
+        return "0"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The `amla-sandbox-mcp` command."""
+    parser = argparse.ArgumentParser(
+        prog="amla-sandbox-mcp",
+        description="Serve run_javascript / run_shell (and run_python when available) over MCP; "
+        "each session gets its own sandbox.",
+    )
+    parser.add_argument("--config", metavar="FILE", help="JSON config: mcpServers, tools, constraints, "
+                        "max_calls, timeout, memory_limit, disk_quota, max_code_size")
+    parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="streamable-http only (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="streamable-http only (default 8000)")
+    parser.add_argument("--stateless", action="store_true", help="a fresh sandbox for every call")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    try:
+        config = ServerConfig.from_file(args.config) if args.config else ServerConfig()
+        server = SandboxServer(config, stateless=args.stateless)
+    except ImportError as e:
+        print(f"amla-sandbox-mcp: {e}", file=sys.stderr)
+        return 2
+    except (ConfigError, ValueError, TypeError) as e:
+        print(f"amla-sandbox-mcp: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a mounted server that would not start
+        print(f"amla-sandbox-mcp: {e}", file=sys.stderr)
+        return 1
+    try:
+        if args.transport == "stdio":
+            asyncio.run(server.serve_stdio())
+        else:
+            asyncio.run(server.serve_http(args.host, args.port))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0
