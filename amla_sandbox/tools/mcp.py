@@ -31,6 +31,7 @@ import os
 import re
 import shutil
 import signal
+import sys
 import threading
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -808,7 +809,7 @@ class MCPTools:
             return
         try:
             fut = loop.submit(self._close_all())
-            fut.result(30)
+            fut.result(15)
         except Exception:  # a server that will not stop must not block close()
             logger.warning("MCP servers did not stop cleanly", exc_info=True)
         finally:
@@ -824,8 +825,10 @@ class MCPTools:
         self.close()
 
     def __del__(self) -> None:  # pragma: no cover - a safety net, close() is the API
+        # Not at interpreter exit: the loop's daemon thread is frozen then,
+        # and the servers' pipes close with the process anyway.
         with contextlib.suppress(Exception):
-            if getattr(self, "_loop", None) is not None:
+            if getattr(self, "_loop", None) is not None and not sys.is_finalizing():
                 self.close()
 
     def __iter__(self) -> Iterator[Any]:
