@@ -143,6 +143,8 @@ func Default() *Registry {
 		"hostname":  hostnameApplet,
 		"diff":      diffApplet,
 		"bc":        bcApplet,
+		"join":      joinApplet,
+		"comm":      commApplet,
 	} {
 		r.Register(name, a)
 	}
@@ -183,6 +185,13 @@ func (p *Proc) cancelled() bool {
 // errorf writes "name: message" to stderr.
 func (p *Proc) errorf(name, format string, args ...any) {
 	fmt.Fprintf(p.Stderr, "%s: %s\n", name, fmt.Sprintf(format, args...))
+}
+
+// gnuUsage writes a usage error and returns status 1, as the coreutils
+// (join, comm, fold, od, ...) do.
+func (p *Proc) gnuUsage(name, problem, usage string) int {
+	p.usage(name, problem, usage)
+	return 1
 }
 
 // usage writes a usage error and returns status 2.

@@ -26,6 +26,10 @@ type Case struct {
 	NoFiles   []string
 	Tools     string
 	Calls     Expect
+	// NotGNU, when set, says why the case's expectation differs from what
+	// GNU coreutils print (the sandbox's own choice), so the check against
+	// the real tools skips it.
+	NotGNU string
 }
 
 // File is a path with its content.
@@ -246,6 +250,14 @@ func (c *Case) add(s *section, content, pos string) error {
 		c.Exit = n
 	case "tools":
 		c.Tools = content
+	case "not-gnu":
+		if err := needArg(); err != nil {
+			return err
+		}
+		if err := noContent(); err != nil {
+			return err
+		}
+		c.NotGNU = s.arg
 	default:
 		return fmt.Errorf("%s: unknown section %q", pos, s.kind)
 	}

@@ -34,6 +34,8 @@
 //	                  and the canned "result" or "error" of a call
 //	calls             the expected tool calls, one "METHOD PARAMS" per line
 //	                  with PARAMS as compact JSON with sorted keys
+//	not-gnu REASON    the case expects what GNU's tool does not print, on
+//	                  purpose (no content); the GNU check skips it
 //
 // A missing stdout or stderr section expects empty output. A content line
 // that would read as a header is escaped with a backslash (\--- , \===);
