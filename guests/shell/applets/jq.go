@@ -15,7 +15,7 @@ import (
 	"github.com/itchyny/gojq"
 )
 
-const jqUsage = "jq [-rjcsneaR] [--tab] [--indent N] [--arg NAME VALUE] [--argjson NAME JSON] " +
+const jqUsage = "jq [-rjcsneaR] [-f FILE] [--tab] [--indent N] [--arg NAME VALUE] [--argjson NAME JSON] " +
 	"[--slurpfile NAME FILE] [--rawfile NAME FILE] FILTER [FILE]... [--args ARG... | --jsonargs JSON...]"
 
 // Exit statuses of jq.
@@ -36,6 +36,7 @@ type jqOptions struct {
 	jsonArgs                                                               bool
 	filter                                                                 string
 	haveFilter                                                             bool
+	fromFile                                                               string // -f FILE
 	files                                                                  []string
 }
 
@@ -263,6 +264,12 @@ func parseJQArgs(p *Proc, args []string) (jqOptions, int) {
 				o.vars = append(o.vars, jqVar{name, v[0], v[1]})
 			case "args", "jsonargs":
 				restMode = name
+			case "from-file":
+				v, ok := need(1)
+				if !ok {
+					return bad("--from-file takes a parameter")
+				}
+				o.fromFile = v[0]
 			default:
 				return bad("unknown option: %s", a)
 			}
@@ -286,6 +293,12 @@ func parseJQArgs(p *Proc, args []string) (jqOptions, int) {
 				case 'R':
 					o.rawInput = true
 				case 'S', 'C', 'M':
+				case 'f':
+					v, ok := need(1)
+					if !ok {
+						return bad("-f takes a parameter (the file holding the filter)")
+					}
+					o.fromFile = v[0]
 				default:
 					return bad("unknown option: -%c", c)
 				}
@@ -298,6 +311,25 @@ func parseJQArgs(p *Proc, args []string) (jqOptions, int) {
 		default:
 			o.files = append(o.files, a)
 		}
+	}
+	if o.fromFile != "" {
+		// With -f the filter comes from the file, and the first operand
+		// is an input like the rest.
+		if o.haveFilter {
+			o.files = append([]string{o.filter}, o.files...)
+		}
+		f, err := p.Open(o.fromFile)
+		if err != nil {
+			p.errorf("jq", "Could not open %s: %s", o.fromFile, ErrText(err))
+			return o, jqExitUsage
+		}
+		text, err := io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			p.errorf("jq", "Could not open %s: %s", o.fromFile, ErrText(err))
+			return o, jqExitUsage
+		}
+		o.filter, o.haveFilter = string(text), true
 	}
 	if !o.haveFilter {
 		return bad("no filter given")
