@@ -3,142 +3,150 @@ package applets
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 )
 
-const dateUsage = "date [-u] [-d STRING] [-r FILE] [-I[date|hours|minutes|seconds]] [-R] [+FORMAT]"
+const dateUsage = "date [-u] [-d STRING] [-r FILE] [-I[date|hours|minutes|seconds|ns]] [-R] [+FORMAT]"
 
 // dateApplet prints the time (now, -d STRING, or -r FILE's modification
 // time) in the default format, ISO 8601 (-I), RFC 5322 (-R) or a strftime
-// +FORMAT. The sandbox clock is UTC.
+// +FORMAT. -d reads what GNU date reads (parseDate). The sandbox clock is
+// UTC, so -u changes nothing.
 func dateApplet(p *Proc, args []string) int {
-	t := time.Now().UTC()
+	now := time.Now().UTC()
+	t := now
 	format := "%a %b %e %H:%M:%S %Z %Y"
 	rest := args[1:]
+	var operands []string
+	// value returns the argument of an option: the rest of its word, or
+	// the next word.
+	value := func(i *int, attached, name string) (string, bool) {
+		if attached != "" {
+			return attached, true
+		}
+		if *i+1 >= len(rest) {
+			return "", false
+		}
+		*i++
+		return rest[*i], true
+	}
+	setDate := func(s string) int {
+		parsed, err := parseDate(s, now)
+		if err != nil {
+			p.errorf("date", "invalid date '%s'", s)
+			return 1
+		}
+		t = parsed
+		return 0
+	}
+	setRef := func(name string) int {
+		st, err := os.Stat(p.Path(name))
+		if err != nil {
+			return p.fileErr("date", name, err)
+		}
+		t = st.ModTime().UTC()
+		return 0
+	}
+	setISO := func(spec string) int {
+		switch spec {
+		case "", "date":
+			format = "%Y-%m-%d"
+		case "hours":
+			format = "%Y-%m-%dT%H%:z"
+		case "minutes":
+			format = "%Y-%m-%dT%H:%M%:z"
+		case "seconds":
+			format = "%Y-%m-%dT%H:%M:%S%:z"
+		case "ns":
+			format = "%Y-%m-%dT%H:%M:%S,%N%:z"
+		default:
+			p.usage("date", "invalid argument '"+spec+"' for '--iso-8601'", dateUsage)
+			return 1
+		}
+		return 0
+	}
+	dashdash := false
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		switch {
-		case a == "-u" || a == "--utc" || a == "--universal":
-		case a == "-d" || a == "--date" || strings.HasPrefix(a, "--date=") || strings.HasPrefix(a, "-d") && len(a) > 2:
-			var s string
-			switch {
-			case strings.HasPrefix(a, "--date="):
-				s = a[len("--date="):]
-			case len(a) > 2 && a != "--date":
-				s = a[2:]
-			default:
-				if i+1 >= len(rest) {
-					return p.usage("date", "option requires an argument -- 'd'", dateUsage)
+		case dashdash || a == "-" || !strings.HasPrefix(a, "-"):
+			operands = append(operands, a)
+		case a == "--":
+			dashdash = true
+		case strings.HasPrefix(a, "--"):
+			name, val, hasVal := strings.Cut(a[2:], "=")
+			switch name {
+			case "utc", "universal":
+			case "date", "reference":
+				if !hasVal {
+					if i+1 >= len(rest) {
+						return p.gnuUsage("date", "option '--"+name+"' requires an argument", dateUsage)
+					}
+					i++
+					val = rest[i]
 				}
-				i++
-				s = rest[i]
-			}
-			parsed, err := parseDate(s, time.Now().UTC())
-			if err != nil {
-				p.errorf("date", "invalid date '%s'", s)
-				return 1
-			}
-			t = parsed
-		case a == "-r" || a == "--reference":
-			if i+1 >= len(rest) {
-				return p.usage("date", "option requires an argument -- 'r'", dateUsage)
-			}
-			i++
-			st, err := os.Stat(p.Path(rest[i]))
-			if err != nil {
-				return p.fileErr("date", rest[i], err)
-			}
-			t = st.ModTime().UTC()
-		case a == "-R" || a == "--rfc-email":
-			format = "%a, %d %b %Y %H:%M:%S %z"
-		case strings.HasPrefix(a, "-I") || strings.HasPrefix(a, "--iso-8601"):
-			spec := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(a, "--iso-8601"), "-I"), "=")
-			switch spec {
-			case "", "date":
-				format = "%Y-%m-%d"
-			case "hours":
-				format = "%Y-%m-%dT%H%:z"
-			case "minutes":
-				format = "%Y-%m-%dT%H:%M%:z"
-			case "seconds":
-				format = "%Y-%m-%dT%H:%M:%S%:z"
-			case "ns":
-				format = "%Y-%m-%dT%H:%M:%S,%N%:z"
+				if name == "date" {
+					if st := setDate(val); st != 0 {
+						return st
+					}
+				} else if st := setRef(val); st != 0 {
+					return st
+				}
+			case "rfc-email", "rfc-2822":
+				format = "%a, %d %b %Y %H:%M:%S %z"
+			case "iso-8601":
+				if st := setISO(val); st != 0 {
+					return st
+				}
 			default:
-				return p.usage("date", "invalid argument '"+spec+"' for '--iso-8601'", dateUsage)
+				return p.gnuUsage("date", "unrecognized option '"+a+"'", dateUsage)
 			}
-		case strings.HasPrefix(a, "+"):
-			format = a[1:]
 		default:
-			return p.usage("date", "invalid option or operand '"+a+"'", dateUsage)
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				switch c {
+				case 'u':
+				case 'R':
+					format = "%a, %d %b %Y %H:%M:%S %z"
+				case 'I':
+					if st := setISO(a[j+1:]); st != 0 {
+						return st
+					}
+					j = len(a)
+				case 'd', 'r':
+					v, ok := value(&i, a[j+1:], string(c))
+					if !ok {
+						return p.gnuUsage("date", "option requires an argument -- '"+string(c)+"'", dateUsage)
+					}
+					st := 0
+					if c == 'd' {
+						st = setDate(v)
+					} else {
+						st = setRef(v)
+					}
+					if st != 0 {
+						return st
+					}
+					j = len(a)
+				default:
+					return p.gnuUsage("date", "invalid option -- '"+string(c)+"'", dateUsage)
+				}
+			}
 		}
+	}
+	for i, op := range operands {
+		if i > 0 || !strings.HasPrefix(op, "+") {
+			// Setting the clock (date MMDDhhmm) is not something a sandbox can do.
+			return p.gnuUsage("date", "extra operand '"+op+"'", dateUsage)
+		}
+		format = op[1:]
 	}
 	if _, err := fmt.Fprintln(p.Stdout, strftime(t, format)); err != nil {
 		return p.writeFailed("date", err)
 	}
 	return 0
-}
-
-var relativeDate = regexp.MustCompile(`^([+-]?\d+)\s*(second|sec|minute|min|hour|day|week|month|year)s?(\s+ago)?$`)
-
-// parseDate understands @EPOCH, now, today, yesterday, tomorrow, "N UNIT
-// [ago]", and ISO 8601 / RFC 3339 / RFC 1123 style dates.
-func parseDate(s string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	switch strings.ToLower(s) {
-	case "now", "":
-		return now, nil
-	case "today":
-		return now, nil
-	case "yesterday":
-		return now.AddDate(0, 0, -1), nil
-	case "tomorrow":
-		return now.AddDate(0, 0, 1), nil
-	}
-	if strings.HasPrefix(s, "@") {
-		f, err := strconv.ParseFloat(s[1:], 64)
-		if err != nil {
-			return time.Time{}, err
-		}
-		sec := int64(f)
-		return time.Unix(sec, int64((f-float64(sec))*1e9)).UTC(), nil
-	}
-	if m := relativeDate.FindStringSubmatch(strings.ToLower(s)); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		if m[3] != "" {
-			n = -n
-		}
-		switch m[2] {
-		case "second", "sec":
-			return now.Add(time.Duration(n) * time.Second), nil
-		case "minute", "min":
-			return now.Add(time.Duration(n) * time.Minute), nil
-		case "hour":
-			return now.Add(time.Duration(n) * time.Hour), nil
-		case "day":
-			return now.AddDate(0, 0, n), nil
-		case "week":
-			return now.AddDate(0, 0, 7*n), nil
-		case "month":
-			return now.AddDate(0, n, 0), nil
-		case "year":
-			return now.AddDate(n, 0, 0), nil
-		}
-	}
-	for _, layout := range []string{
-		time.RFC3339Nano, time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04:05",
-		"2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02", "2006/01/02", "2006-01-02 15:04:05 -0700",
-		"2006-01-02 15:04:05 MST", time.RFC1123Z, time.RFC1123, time.UnixDate, time.ANSIC,
-		"Jan 2 2006", "Jan 2, 2006", "2 Jan 2006", "January 2, 2006", "01/02/2006",
-	} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("invalid date")
 }
 
 // strftime formats t with C strftime conversions.
@@ -152,9 +160,24 @@ func strftime(t time.Time, format string) string {
 		}
 		i++
 		pad := byte(0) // '-' no padding, '_' spaces, '0' zeros
-		if f := format[i]; (f == '-' || f == '_' || f == '0') && i+1 < len(format) {
-			pad = f
+		upper := false // '^': upper case
+		for i+1 < len(format) {
+			if f := format[i]; f == '-' || f == '_' || f == '0' {
+				pad = f
+			} else if f == '^' {
+				upper = true
+			} else {
+				break
+			}
 			i++
+		}
+		if upper {
+			spec := "%" + format[i:i+1]
+			if pad != 0 {
+				spec = "%" + string(pad) + format[i:i+1]
+			}
+			b.WriteString(strings.ToUpper(strftime(t, spec)))
+			continue
 		}
 		num := func(n, width int, defPad byte) {
 			p := defPad
