@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/benhoyt/goawk v1.31.0
 	github.com/bytecodealliance/wasmtime-go/v39 v39.0.1
+	github.com/dlclark/regexp2 v1.12.0
 	github.com/itchyny/gojq v0.12.20
 	mvdan.cc/sh/v3 v3.14.1
 )

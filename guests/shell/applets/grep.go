@@ -254,15 +254,15 @@ type lineMatcher func(line string) [][]int
 
 // matcher compiles the patterns into one matcher honouring -F -i -w -x.
 func (o *grepOptions) matcher() (lineMatcher, error) {
+	if o.perl && !o.fixed {
+		return o.perlMatcher()
+	}
 	var alts []string
 	for _, pat := range o.patterns {
 		var re string
 		switch {
 		case o.fixed:
 			re = regexp.QuoteMeta(pat)
-		case o.perl:
-			// Perl syntax is read as Go's RE2, its close relative.
-			re = pat
 		default:
 			var err error
 			if re, err = toRE2(pat, o.syntax); err != nil {
