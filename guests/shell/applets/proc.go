@@ -145,6 +145,7 @@ func Default() *Registry {
 		"bc":        bcApplet,
 		"join":      joinApplet,
 		"comm":      commApplet,
+		"shuf":      shufApplet,
 	} {
 		r.Register(name, a)
 	}
