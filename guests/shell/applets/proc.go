@@ -146,6 +146,7 @@ func Default() *Registry {
 		"join":      joinApplet,
 		"comm":      commApplet,
 		"shuf":      shufApplet,
+		"column":    columnApplet,
 	} {
 		r.Register(name, a)
 	}
