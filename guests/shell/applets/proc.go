@@ -147,6 +147,7 @@ func Default() *Registry {
 		"comm":      commApplet,
 		"shuf":      shufApplet,
 		"column":    columnApplet,
+		"numfmt":    numfmtApplet,
 	} {
 		r.Register(name, a)
 	}
