@@ -40,6 +40,8 @@ extern const size_t amla_prelude_bytecode_len;
 /* Adds the natives of each C file to the object handed to the prelude. */
 int amla_add_fs_natives(JSContext *ctx, JSValueConst native);
 int amla_add_text_natives(JSContext *ctx, JSValueConst native);
+/* hash.c: hashInit, hashUpdate, hashFinal (MD5, SHA-1, SHA-256, SHA-512). */
+int amla_add_hash_natives(JSContext *ctx, JSValueConst native);
 
 /*
  * JSON nesting deeper than this is refused with a RangeError before
@@ -54,6 +56,10 @@ int amla_add_text_natives(JSContext *ctx, JSValueConst native);
  * AMLA_JSON_MAX_DEPTH (brackets outside strings; the text need not be
  * valid). */
 int amla_json_too_deep(const char *s, size_t n);
+
+/* The loader import('fs') goes through (modules.c); import returns the
+ * module object for a name, or JS_EXCEPTION with the error thrown. */
+void amla_install_module_loader(JSRuntime *rt, JSValue (*import)(JSContext *ctx, const char *name));
 
 /* JSON.stringify in C (json.c): installed before the prelude runs. */
 int amla_install_json(JSContext *ctx);

@@ -55,7 +55,7 @@ PYPI_URL = os.environ.get("AMLA_PYPI_URL", "https://pypi.org")
 
 # Our C files, the prelude's parts (in the order they are assembled) and
 # everything else whose change must rebuild the module.
-DRIVER_SOURCES = ("driver.c", "fs.c", "text.c", "random.c", "json.c")
+DRIVER_SOURCES = ("driver.c", "fs.c", "text.c", "random.c", "json.c", "hash.c", "modules.c")
 PRELUDE_MAIN = "prelude/prelude.js"
 PRELUDE_SECTIONS = ("fs", "text", "node", "locale", "tools")
 SECTIONS_MARKER = "/*@@SECTIONS@@*/"

@@ -155,6 +155,21 @@ static JSValue call_helper(const char *name, int argc, JSValueConst *argv)
     return r;
 }
 
+/* compile_failed is set while the script's own syntax error is reported. */
+static int compile_failed;
+
+/* import_builtin is what the module loader (modules.c) asks for a name:
+ * the prelude's importModule(name). */
+static JSValue import_builtin(JSContext *c, const char *name)
+{
+    JSValue arg = JS_NewString(c, name);
+    if (JS_IsException(arg))
+        return arg;
+    JSValue r = call_helper("importModule", 1, &arg);
+    JS_FreeValue(c, arg);
+    return r;
+}
+
 /* report_error prints an uncaught error on stderr the way API.md §3.2
  * says ("<Name>: <message>" and the stack) and marks the run failed. */
 static void report_error(JSValueConst err, const char *prefix)
@@ -167,7 +182,10 @@ static void report_error(JSValueConst err, const char *prefix)
         write_str(2, "InternalError: out of memory (the script reached the sandbox's memory limit)\n");
         return;
     }
-    JSValue text = call_helper("describeError", 1, &err);
+    /* The second argument tells the prelude the error stopped the script
+     * from compiling (an import statement is explained then). */
+    JSValueConst args[2] = {err, JS_NewBool(ctx, compile_failed)};
+    JSValue text = call_helper("describeError", 2, args);
     if (JS_IsException(text)) {
         JS_FreeValue(ctx, JS_GetException(ctx));
         write_value_line(2, prefix, err);
@@ -300,7 +318,8 @@ static JSValue make_natives(void)
         amla_set_func(ctx, n, "now", js_now, 0) ||
         amla_set_func(ctx, n, "timeOrigin", js_time_origin, 0) ||
         amla_add_fs_natives(ctx, n) ||
-        amla_add_text_natives(ctx, n)) {
+        amla_add_text_natives(ctx, n) ||
+        amla_add_hash_natives(ctx, n)) {
         JS_FreeValue(ctx, n);
         return JS_EXCEPTION;
     }
@@ -488,6 +507,7 @@ EXPORT("amla_init") int32_t amla_init(void)
     JS_FreeValue(ctx, setup);
     if (JS_IsException(helpers))
         return init_failed("running the prelude");
+    amla_install_module_loader(rt, import_builtin);
     /* Rejections during init are the prelude's own business. */
     while (n_rejected)
         JS_FreeValue(ctx, rejected[--n_rejected]);
@@ -760,7 +780,9 @@ EXPORT("amla_run") int32_t amla_run(void)
     if (JS_IsException(main_promise)) {
         main_promise = JS_UNDEFINED;
         main_reported = 1;
+        compile_failed = 1;
         report_exception("");
+        compile_failed = 0;
         return finish();
     }
     run_loop();

@@ -413,21 +413,22 @@ static JSValue fs_readdir(JSContext *ctx, JSValueConst this_val, int argc, JSVal
     return ret;
 }
 
-/* stat(path): the fields of a Stats object; a symbolic link is followed
- * when its target exists. */
+/* stat(path, noFollow): the fields of a Stats object; a symbolic link is
+ * followed when its target exists, unless noFollow (lstat). */
 static JSValue fs_stat(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
 {
+    int no_follow = argc > 1 && JS_ToBool(ctx, argv[1]);
     const char *path = JS_ToCString(ctx, argv[0]);
     if (!path)
         return JS_EXCEPTION;
     struct stat st, target;
     if (lstat(path, &st) < 0) {
-        JSValue e = fs_throw(ctx, errno, "stat", path, NULL);
+        JSValue e = fs_throw(ctx, errno, no_follow ? "lstat" : "stat", path, NULL);
         JS_FreeCString(ctx, path);
         return e;
     }
     int link = S_ISLNK(st.st_mode);
-    if (link && stat(path, &target) == 0)
+    if (link && !no_follow && stat(path, &target) == 0)
         st = target;
     JS_FreeCString(ctx, path);
     JSValue o = JS_NewObject(ctx);
@@ -592,7 +593,7 @@ int amla_add_fs_natives(JSContext *ctx, JSValueConst native)
         amla_set_func(ctx, fs, "copyFile", fs_copy_file, 2) ||
         amla_set_func(ctx, fs, "mkdir", fs_mkdir, 2) ||
         amla_set_func(ctx, fs, "readdir", fs_readdir, 2) ||
-        amla_set_func(ctx, fs, "stat", fs_stat, 1) ||
+        amla_set_func(ctx, fs, "stat", fs_stat, 2) ||
         amla_set_func(ctx, fs, "exists", fs_exists, 1) ||
         amla_set_func(ctx, fs, "unlink", fs_unlink, 1) ||
         amla_set_func(ctx, fs, "rm", fs_rm, 3) ||

@@ -250,6 +250,36 @@
   const WRAP_SUFFIX = '\n})()';
   const maxFrames = 10;
   let userLines = 1;
+  let userCode = '';
+
+  // moduleSyntaxHint explains a syntax error QuickJS reports at an import
+  // or export statement: scripts run as the body of a function, where
+  // neither exists. It looks only at the line the error points to, so a
+  // string or comment that mentions import is never taken for one, and
+  // import() (an expression) compiles and is left alone.
+  function moduleSyntaxHint(e, stack) {
+    if (!(e instanceof SyntaxError)) return undefined;
+    const m = /script\.js:(\d+):\d+/.exec(stack);
+    if (!m) return undefined;
+    const line = userCode.split('\n')[Number(m[1]) - 1] || '';
+    const imp = /^\s*import\s*(?:([\w$]+)\s*(?:,|from\b)|\{([^}]*)\}\s*from|\*\s*as\s+([\w$]+)\s+from|['"])\s*['"]?([^'";\s]*)/.exec(line);
+    if (imp) {
+      const mod = imp[4] || 'fs';
+      let instead;
+      if (imp[1]) instead = 'const ' + imp[1] + " = require('" + mod + "')";
+      else if (imp[2] !== undefined) instead = 'const {' + imp[2].replace(/\s+as\s+/g, ': ').trim() + "} = require('" + mod + "')";
+      else if (imp[3]) instead = 'const ' + imp[3] + " = require('" + mod + "')";
+      else instead = "require('" + mod + "')";
+      return 'import statements are not supported: scripts run as the body of an async function, not as modules. ' +
+        'Write ' + instead + ' instead' + (mod === 'fs' ? ', or use the global fs' : '') +
+        "; await import('" + mod + "') also works for the built-in modules.";
+    }
+    if (/^\s*export\b/.test(line)) {
+      return 'export statements are not supported: scripts run as the body of an async function, not as modules. ' +
+        'Drop the export; to give a result back, return it (or print it with console.log).';
+    }
+    return undefined;
+  }
 
   function cleanStack(stack) {
     if (typeof stack !== 'string') return '';
@@ -666,8 +696,14 @@
       installTools(ArrayIsArray(input.tools) ? input.tools : []);
       let code = input.has_stdin ? String(input.stdin ?? '') : String(input.code ?? '');
       if (code.startsWith('#!')) code = '//' + code.slice(2);
+      userCode = code;
       userLines = code.split('\n').length;
       return WRAP_PREFIX + code + WRAP_SUFFIX;
+    },
+    // importModule is what import('name') loads (modules.c): the module
+    // require(name) gives, whatever a tool named require shadows.
+    importModule(name) {
+      return require(name);
     },
     settle,
     timerDelay,
@@ -675,10 +711,14 @@
     // describeError is the text printed for an uncaught error (API.md
     // §3.2): "<Name>: <message>" and the stack; a thrown non-error prints
     // as console.log would print it.
-    describeError(e) {
+    describeError(e, compiling) {
       if (isError(e)) {
         let stack = '';
         try { stack = cleanStack(e.stack); } catch (_) { /* getter */ }
+        if (compiling) {
+          const hint = moduleSyntaxHint(e, stack);
+          if (hint) return 'SyntaxError: ' + hint + stack;
+        }
         return errorHead(e) + stack;
       }
       try { return formatArg(e); } catch (_) { return safeString(e); }

@@ -1,7 +1,8 @@
 // Section 'fs' of prelude.js (the body of a function in the prelude's
 // scope, run the first time a script touches fs): Promise-returning calls
-// over the synchronous natives of fs.c. A trailing callback is honoured
-// Node-style; the *Sync names throw and say which call to await instead.
+// over the synchronous natives of fs.c (a trailing callback is honoured
+// Node-style), and Node's *Sync functions, which call the same natives
+// directly: WASI's calls are synchronous, so nothing is emulated.
     const nfs = native.fs;
 
     // guestPath makes p absolute (relative to /workspace) and normal, so
@@ -107,7 +108,7 @@
     }
 
     function stat(path) {
-      const s = call(nfs.stat, [path]);
+      const s = call(nfs.stat, [path], false);
       s.atimeMs = s.ctimeMs = s.birthtimeMs = s.mtimeMs;
       s.mtime = new Date(s.mtimeMs);
       s.atime = new Date(s.mtimeMs);
@@ -134,10 +135,92 @@
       cp: (from, to) => { call(nfs.copyFile, [from, to]); },
       realpath: (path) => call(nfs.realpath, [path]),
     };
-    const syncHints = {
-      readFile: 'path', writeFile: 'path, data', appendFile: 'path, data', mkdir: 'path, { recursive: true }',
-      readdir: 'path', stat: 'path', lstat: 'path', exists: 'path', access: 'path', unlink: 'path', rm: 'path',
-      rmdir: 'path', rename: 'oldPath, newPath', copyFile: 'src, dest', cp: 'src, dest', realpath: 'path',
+    // Stats is what statSync and lstatSync return: Node's methods
+    // (isFile(), isDirectory(), ...) over the native's fields. The async
+    // stat keeps the sandbox's documented shape (isFile, isDirectory as
+    // booleans).
+    class Stats {
+      #kind;
+      constructor(s) {
+        this.#kind = [s.isFile, s.isDirectory, s.isSymbolicLink];
+        this.dev = 0;
+        this.mode = s.mode;
+        this.nlink = 1;
+        this.uid = 0;
+        this.gid = 0;
+        this.rdev = 0;
+        this.blksize = 4096;
+        this.ino = 0;
+        this.size = s.size;
+        this.blocks = Math.ceil(s.size / 512);
+        this.atimeMs = this.mtimeMs = this.ctimeMs = this.birthtimeMs = s.mtimeMs;
+        this.atime = new Date(s.mtimeMs);
+        this.mtime = new Date(s.mtimeMs);
+        this.ctime = new Date(s.mtimeMs);
+        this.birthtime = new Date(s.mtimeMs);
+      }
+      isFile() { return this.#kind[0]; }
+      isDirectory() { return this.#kind[1]; }
+      isSymbolicLink() { return this.#kind[2]; }
+      isBlockDevice() { return false; }
+      isCharacterDevice() { return false; }
+      isFIFO() { return false; }
+      isSocket() { return false; }
+    }
+    function statSync(path, options, noFollow) {
+      try {
+        return new Stats(call(nfs.stat, [path], !!noFollow));
+      } catch (e) {
+        if (options && options.throwIfNoEntry === false && e && e.code === 'ENOENT') return undefined;
+        throw e;
+      }
+    }
+    // mkdirSync returns what Node's does: with recursive, the first
+    // directory it created (undefined when there was none to create).
+    function mkdirSync(path, options) {
+      const recursive = !!(options && (options === true || options.recursive));
+      if (!recursive) {
+        call(nfs.mkdir, [path], false);
+        return undefined;
+      }
+      let first;
+      let p = guestPath(path, 'path');
+      while (p !== '/' && p !== '' && !nfs.exists(p)) {
+        first = p;
+        p = p.slice(0, p.lastIndexOf('/')) || '/';
+      }
+      call(nfs.mkdir, [path], true);
+      return first;
+    }
+    const syncImpl = {
+      // Node's readFileSync gives a Buffer unless an encoding is named.
+      readFileSync: (path, options) => {
+        const bytes = call(nfs.readFile, [path]);
+        const enc = encodingOf(options);
+        if (enc === undefined || enc === 'buffer') return getText().toBuffer(bytes);
+        return native.encode(bytes, enc);
+      },
+      writeFileSync: fsImpl.writeFile,
+      appendFileSync: fsImpl.appendFile,
+      mkdirSync,
+      readdirSync: fsImpl.readdir,
+      statSync: (path, options) => statSync(path, options, false),
+      lstatSync: (path, options) => statSync(path, options, true),
+      existsSync: (path) => {
+        try {
+          return fsImpl.exists(path);
+        } catch (_) {
+          return false;
+        }
+      },
+      accessSync: fsImpl.access,
+      unlinkSync: fsImpl.unlink,
+      rmSync: fsImpl.rm,
+      rmdirSync: fsImpl.rmdir,
+      renameSync: fsImpl.rename,
+      copyFileSync: fsImpl.copyFile,
+      cpSync: fsImpl.cp,
+      realpathSync: fsImpl.realpath,
     };
 
     const fs = {};
@@ -156,10 +239,10 @@
         p.then((v) => (name === 'exists' ? cb(v) : cb(null, v)), (e) => cb(e));
         return undefined;
       });
-      fs[name + 'Sync'] = named(name + 'Sync', function () {
-        throw new ErrorCtor('fs.' + name + 'Sync is not available: use await fs.' + name + '(' + syncHints[name] + ')');
-      });
     }
+    for (const name of ObjectKeys(syncImpl)) fs[name] = named(name, syncImpl[name]);
+    fs.Stats = Stats;
+    fs.Dirent = Dirent;
     define(fs, 'promises', fs);
     fs.constants = { F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1 };
     return fs;

@@ -101,8 +101,156 @@
         return array;
       }),
     };
+    // Hashes and HMACs: the digests are computed in C (hash.c); a hash's
+    // running state is a Uint8Array the natives update in place.
+    const hashNames = { md5: 'md5', sha1: 'sha1', sha256: 'sha256', sha512: 'sha512' };
+    const hashBlock = { md5: 64, sha1: 64, sha256: 64, sha512: 128 };
+    function hashAlgorithm(name) {
+      const key = typeof name === 'string' ? name.toLowerCase().replace(/^rsa-/, '').replace('-', '') : '';
+      if (!Object.prototype.hasOwnProperty.call(hashNames, key)) {
+        if (typeof name !== 'string') {
+          throw new TypeError('The "algorithm" argument must be of type string. Received ' + formatArg(name));
+        }
+        const e = new ErrorCtor('Digest method not supported: ' + JSONStringify(name) + ' (the sandbox has md5, sha1, sha256, sha512)');
+        e.code = 'ERR_CRYPTO_INVALID_DIGEST';
+        throw e;
+      }
+      return hashNames[key];
+    }
+    // hashInput is the bytes update() hashes: a string in inputEncoding
+    // (UTF-8 by default) or the bytes of a Buffer, TypedArray or DataView.
+    function hashInput(data, inputEncoding) {
+      if (typeof data === 'string') {
+        const enc = inputEncoding === undefined || inputEncoding === null ? 'utf8' : String(inputEncoding).toLowerCase();
+        switch (enc) {
+          case 'utf8': case 'utf-8': return native.utf8Encode(data);
+          case 'hex': case 'base64': case 'base64url': return native.decode(data, enc);
+          case 'latin1': case 'binary': case 'ascii': return native.decode(data, 'latin1');
+        }
+        throw new TypeError('Unknown encoding: ' + inputEncoding);
+      }
+      if (data instanceof ArrayBuffer) return new Uint8Array(data);
+      if (isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      const e = new TypeError('The "data" argument must be of type string or an instance of Buffer, TypedArray, or DataView. Received ' +
+        (data === null ? 'null' : data === undefined ? 'undefined' : typeof data === 'object' ? 'an instance of ' + ((data.constructor && data.constructor.name) || 'Object') : 'type ' + typeof data + ' (' + formatArg(data) + ')'));
+      e.code = 'ERR_INVALID_ARG_TYPE';
+      throw e;
+    }
+    function digestOutput(bytes, encoding) {
+      if (encoding === undefined || encoding === 'buffer') return getText().toBuffer(bytes);
+      const enc = String(encoding).toLowerCase();
+      switch (enc) {
+        case 'hex': case 'base64': case 'base64url': return native.encode(bytes, enc);
+        case 'latin1': case 'binary': return native.encode(bytes, 'latin1');
+      }
+      throw new TypeError('Unknown encoding: ' + encoding + ' (digest gives hex, base64, base64url, latin1, or a Buffer)');
+    }
+    function finalized() {
+      const e = new ErrorCtor('Digest already called');
+      e.code = 'ERR_CRYPTO_HASH_FINALIZED';
+      return e;
+    }
+    class Hash {
+      #state;
+      #done = false;
+      constructor(algorithm, state) {
+        this.#state = state || native.hashInit(hashAlgorithm(algorithm));
+      }
+      update(data, inputEncoding) {
+        if (this.#done) throw finalized();
+        native.hashUpdate(this.#state, hashInput(data, inputEncoding));
+        return this;
+      }
+      digest(encoding) {
+        if (this.#done) throw finalized();
+        this.#done = true;
+        return digestOutput(native.hashFinal(this.#state), encoding);
+      }
+      copy() {
+        if (this.#done) throw finalized();
+        return new Hash(undefined, this.#state.slice());
+      }
+    }
+    class Hmac {
+      #inner;
+      #outer;
+      #done = false;
+      constructor(algorithm, key) {
+        const alg = hashAlgorithm(algorithm);
+        let k = key !== null && typeof key === 'object' && !isView(key) && !(key instanceof ArrayBuffer) && key.type === 'secret' && key.export
+          ? new Uint8Array(key.export()) : hashInput(key, 'utf8');
+        const block = hashBlock[alg];
+        if (k.length > block) {
+          const st = native.hashInit(alg);
+          native.hashUpdate(st, k);
+          k = native.hashFinal(st);
+        }
+        const ipad = new Uint8Array(block).fill(0x36);
+        const opad = new Uint8Array(block).fill(0x5c);
+        for (let i = 0; i < k.length; i++) {
+          ipad[i] ^= k[i];
+          opad[i] ^= k[i];
+        }
+        this.#inner = native.hashInit(alg);
+        native.hashUpdate(this.#inner, ipad);
+        this.#outer = native.hashInit(alg);
+        native.hashUpdate(this.#outer, opad);
+      }
+      update(data, inputEncoding) {
+        if (this.#done) throw finalized();
+        native.hashUpdate(this.#inner, hashInput(data, inputEncoding));
+        return this;
+      }
+      digest(encoding) {
+        if (this.#done) throw finalized();
+        this.#done = true;
+        native.hashUpdate(this.#outer, native.hashFinal(this.#inner));
+        return digestOutput(native.hashFinal(this.#outer), encoding);
+      }
+    }
+    const randomBytes = named('randomBytes', function (n, cb) {
+      if (!Number.isInteger(n) || n < 0 || n > 2147483647) {
+        throw new RangeError('The value of "size" is out of range. It must be >= 0 && <= 2147483647. Received ' + formatArg(n));
+      }
+      const b = getText().toBuffer(native.randomFill(new Uint8Array(n)));
+      if (typeof cb === 'function') {
+        queueMicrotask(() => cb(null, b));
+        return undefined;
+      }
+      return b;
+    });
     const cryptoModule = Object.assign({}, crypto, {
-      randomBytes: (n) => getText().toBuffer(native.randomFill(new Uint8Array(n))),
+      createHash: named('createHash', (algorithm) => new Hash(algorithm)),
+      createHmac: named('createHmac', (algorithm, key) => new Hmac(algorithm, key)),
+      hash: named('hash', (algorithm, data, outputEncoding = 'hex') => new Hash(algorithm).update(data).digest(outputEncoding)),
+      getHashes: () => ['md5', 'sha1', 'sha256', 'sha512'],
+      timingSafeEqual: named('timingSafeEqual', function (a, b) {
+        const x = hashInput(a), y = hashInput(b);
+        if (x.length !== y.length) throw new RangeError('Input buffers must have the same byte length');
+        let d = 0;
+        for (let i = 0; i < x.length; i++) d |= x[i] ^ y[i];
+        return d === 0;
+      }),
+      randomBytes,
+      randomInt: named('randomInt', function (min, max, cb) {
+        if (max === undefined || typeof max === 'function') { cb = max; max = min; min = 0; }
+        if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || max <= min) {
+          throw new RangeError('The value of "max" is out of range. It must be greater than the value of "min" (' + min + '). Received ' + max);
+        }
+        const range = max - min;
+        const buf = new Uint8Array(6);
+        // Rejection sampling over 48 bits keeps every value equally likely.
+        const limit = 2 ** 48 - (2 ** 48 % range);
+        let x;
+        do {
+          native.randomFill(buf);
+          x = buf.reduce((acc, byte) => acc * 256 + byte, 0);
+        } while (x >= limit);
+        const v = min + (x % range);
+        if (typeof cb === 'function') { queueMicrotask(() => cb(null, v)); return undefined; }
+        return v;
+      }),
+      Hash, Hmac,
       webcrypto: crypto,
     });
 
