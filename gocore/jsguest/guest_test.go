@@ -289,7 +289,7 @@ return {text, size: st.size, isFile: st.isFile, bin, list, exists, missing, afte
 	r := runJS(t, opts)
 	want := `{"text":"héllo world","size":12,"isFile":true,"bin":"AP8=","list":["b","g.txt"],"exists":[true,false],` +
 		`"missing":["ENOENT","ENOENT: no such file or directory, open 'nope.txt'"],"after":["g.txt"],` +
-		`"sync":"fs.readFileSync is not available: use await fs.readFile(path)"}` + "\n"
+		`"sync":"ENOENT: no such file or directory, open 'x'"}` + "\n"
 	if r.Stdout != want {
 		t.Errorf("stdout %s\nwant   %s\nstderr %q", r.Stdout, want, r.Stderr)
 	}
