@@ -148,6 +148,9 @@ func Default() *Registry {
 		"shuf":      shufApplet,
 		"column":    columnApplet,
 		"numfmt":    numfmtApplet,
+		"fold":      foldApplet,
+		"expand":    expandApplet,
+		"unexpand":  expandApplet,
 	} {
 		r.Register(name, a)
 	}
