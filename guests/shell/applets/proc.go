@@ -151,6 +151,7 @@ func Default() *Registry {
 		"fold":      foldApplet,
 		"expand":    expandApplet,
 		"unexpand":  expandApplet,
+		"split":     splitApplet,
 	} {
 		r.Register(name, a)
 	}
