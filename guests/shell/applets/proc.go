@@ -157,6 +157,7 @@ func Default() *Registry {
 		"expand":    expandApplet,
 		"unexpand":  expandApplet,
 		"split":     splitApplet,
+		"od":        odApplet,
 	} {
 		r.Register(name, a)
 	}
