@@ -158,6 +158,7 @@ func Default() *Registry {
 		"unexpand":  expandApplet,
 		"split":     splitApplet,
 		"od":        odApplet,
+		"stat":      statApplet,
 	} {
 		r.Register(name, a)
 	}
