@@ -12,13 +12,13 @@ import (
 // mktempApplet creates a unique file (or with -d a directory) from a
 // template ending in X's, under /tmp by default, and prints its name.
 func mktempApplet(p *Proc, args []string) int {
-	spec := flagSpec{short: "dqup:t", long: map[string]string{"directory": "d", "tmpdir:": "p", "quiet": "q", "dry-run": "u"}}
+	spec := flagSpec{short: "dqup:t", long: map[string]string{"directory": "d", "tmpdir:": "p", "quiet": "q", "dry-run": "u", "suffix:": "suffix"}}
 	opts, operands, err := spec.parse(args[1:])
 	usage := "mktemp [-d] [-p DIR] [TEMPLATE]"
 	if err != nil {
 		return p.usage("mktemp", err.Error(), usage)
 	}
-	dir, isDir, dry, quiet := "", false, false, false
+	dir, isDir, dry, quiet, suffix := "", false, false, false, ""
 	for _, o := range opts {
 		switch o.name {
 		case "d":
@@ -29,6 +29,12 @@ func mktempApplet(p *Proc, args []string) int {
 			dry = true
 		case "q":
 			quiet = true
+		case "suffix":
+			if strings.Contains(o.val, "/") {
+				p.errorf("mktemp", "invalid suffix '%s', contains directory separator", o.val)
+				return 1
+			}
+			suffix = o.val
 		case "t":
 			if dir == "" {
 				dir = "/tmp"
@@ -41,6 +47,11 @@ func mktempApplet(p *Proc, args []string) int {
 	}
 	if len(operands) == 1 {
 		tmpl = operands[0]
+		// X's followed by other text: that text is the suffix (GNU).
+		if i := strings.LastIndex(tmpl, "XXX"); i >= 0 && !strings.HasSuffix(tmpl, "X") && suffix == "" {
+			suffix, tmpl = tmpl[i+3:], tmpl[:i+3]
+			suffix = strings.TrimLeft(suffix, "X")
+		}
 	}
 	if dir == "" && (len(operands) == 0 || !strings.Contains(tmpl, "/")) {
 		dir = p.Env["TMPDIR"]
@@ -56,7 +67,7 @@ func mktempApplet(p *Proc, args []string) int {
 	for try := 0; try < 100; try++ {
 		b := make([]byte, xs)
 		rand.Read(b)
-		name := tmpl[:len(tmpl)-xs] + hex.EncodeToString(b)[:xs]
+		name := tmpl[:len(tmpl)-xs] + hex.EncodeToString(b)[:xs] + suffix
 		if dir != "" {
 			name = strings.TrimSuffix(dir, "/") + "/" + name
 		}

@@ -3,32 +3,44 @@ package applets
 import (
 	"bufio"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
 
-// nlApplet numbers lines: non-empty ones by default (-b t), all with -b a;
-// -w width, -s separator, -v first number, -i increment.
+// nlApplet numbers lines: non-empty ones by default (-b t), all with -b a,
+// none with -b n, those matching a basic regular expression with -b pRE;
+// -n ln|rn|rz, -w width, -s separator, -v first number, -i increment.
+// Logical-page sections (\:\:\:) are not recognised.
 func nlApplet(p *Proc, args []string) int {
 	spec := flagSpec{short: "b:w:s:v:i:n:"}
 	opts, files, err := spec.parse(args[1:])
 	usage := "nl [-b a|t|n] [-w WIDTH] [-s SEP] [-v START] [-i INCR] [FILE]..."
 	if err != nil {
-		return p.usage("nl", err.Error(), usage)
+		return p.gnuUsage("nl", err.Error(), usage)
 	}
 	style, width, sep, num, incr, format := "t", 6, "\t", 1, 1, "rn"
 	for _, o := range opts {
 		switch o.name {
 		case "b":
 			style = o.val
+			if !(style == "a" || style == "t" || style == "n" || strings.HasPrefix(style, "p")) {
+				p.errorf("nl", "invalid body numbering style: '%s'", o.val)
+				return 1
+			}
 		case "s":
 			sep = o.val
 		case "n":
 			format = o.val
+			if format != "ln" && format != "rn" && format != "rz" {
+				p.errorf("nl", "invalid line numbering format: '%s'", o.val)
+				return 1
+			}
 		case "w", "v", "i":
 			n, err := strconv.Atoi(o.val)
 			if err != nil {
-				return p.usage("nl", "invalid number: '"+o.val+"'", usage)
+				p.errorf("nl", "invalid line number %s: '%s'", map[string]string{"w": "field width", "v": "start value", "i": "increment"}[o.name], o.val)
+				return 1
 			}
 			switch o.name {
 			case "w":
@@ -40,6 +52,13 @@ func nlApplet(p *Proc, args []string) int {
 			}
 		}
 	}
+	var match *regexp.Regexp
+	if strings.HasPrefix(style, "p") {
+		if match, err = compileRE(style[1:], basicRE, false); err != nil {
+			p.errorf("nl", "%s", err)
+			return 1
+		}
+	}
 	out := bufio.NewWriter(p.Stdout)
 	status := 0
 	for _, name := range inputs(files) {
@@ -49,7 +68,7 @@ func nlApplet(p *Proc, args []string) int {
 			continue
 		}
 		err = eachLine(f, func(l string) error {
-			if style == "n" || style == "t" && strings.TrimSpace(l) == "" {
+			if style == "n" || style == "t" && l == "" || match != nil && !match.MatchString(l) {
 				_, err := out.WriteString(strings.Repeat(" ", width+len(sep)) + l + "\n")
 				return err
 			}

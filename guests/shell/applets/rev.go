@@ -3,13 +3,15 @@ package applets
 import (
 	"bufio"
 	"slices"
+	"strings"
 )
 
-// revApplet reverses the characters of each line.
+// revApplet reverses the characters of each line; a last line without a
+// newline stays without one, as in util-linux rev.
 func revApplet(p *Proc, args []string) int {
 	_, files, err := flagSpec{}.parse(args[1:])
 	if err != nil {
-		return p.usage("rev", err.Error(), "rev [FILE]...")
+		return p.gnuUsage("rev", err.Error(), "rev [FILE]...")
 	}
 	out := bufio.NewWriter(p.Stdout)
 	status := 0
@@ -19,19 +21,21 @@ func revApplet(p *Proc, args []string) int {
 			status = p.fileErr("rev", name, err)
 			continue
 		}
-		err = eachLine(f, func(l string) error {
-			r := []rune(l)
+		br := bufio.NewReaderSize(f, 64*1024)
+		for {
+			line, rerr := br.ReadString('\n')
+			nl := strings.HasSuffix(line, "\n")
+			r := []rune(strings.TrimSuffix(line, "\n"))
 			slices.Reverse(r)
-			_, err := out.WriteString(string(r) + "\n")
-			return err
-		})
-		f.Close()
-		if err != nil {
-			if brokenPipe(err) {
-				return StatusBrokenPipe
+			out.WriteString(string(r))
+			if nl {
+				out.WriteByte('\n')
 			}
-			status = p.fileErr("rev", name, err)
+			if rerr != nil {
+				break
+			}
 		}
+		f.Close()
 	}
 	if err := out.Flush(); err != nil {
 		return p.writeFailed("rev", err)

@@ -2,32 +2,103 @@ package applets
 
 import (
 	"bufio"
-	"slices"
+	"io"
+	"regexp"
+	"strings"
 )
 
-// tacApplet prints the lines of its inputs in reverse order.
+const tacUsage = "tac [-b] [-r] [-s SEP] [FILE]..."
+
+// tacApplet prints each input's records in reverse order, as GNU tac: a
+// record ends with the separator (a newline, or -s SEP; a regular
+// expression with -r) which stays with it, or starts with it with -b; a
+// last record without a separator is printed as it is.
 func tacApplet(p *Proc, args []string) int {
-	_, files, err := flagSpec{}.parse(args[1:])
+	spec := flagSpec{short: "brs:", long: map[string]string{"before": "b", "regex": "r", "separator:": "s"}}
+	opts, files, err := spec.parse(args[1:])
 	if err != nil {
-		return p.usage("tac", err.Error(), "tac [FILE]...")
+		return p.gnuUsage("tac", err.Error(), tacUsage)
+	}
+	before, isRegex, sep := false, false, "\n"
+	for _, o := range opts {
+		switch o.name {
+		case "b":
+			before = true
+		case "r":
+			isRegex = true
+		case "s":
+			if o.val == "" {
+				p.errorf("tac", "separator cannot be empty")
+				return 1
+			}
+			sep = o.val
+		}
+	}
+	var re *regexp.Regexp
+	if isRegex {
+		if re, err = compileRE(sep, basicRE, false); err != nil {
+			p.errorf("tac", "%s", err)
+			return 1
+		}
 	}
 	out := bufio.NewWriter(p.Stdout)
 	status := 0
 	for _, name := range inputs(files) {
 		f, err := p.Open(name)
 		if err != nil {
-			status = p.fileErr("tac", name, err)
+			p.errorf("tac", "failed to open '%s' for reading: %s", name, ErrText(err))
+			status = 1
 			continue
 		}
-		lines, err := readLines(f)
+		data, err := io.ReadAll(f)
 		f.Close()
 		if err != nil {
-			status = p.fileErr("tac", name, err)
+			p.errorf("tac", "%s: read error: %s", name, ErrText(err))
+			status = 1
 			continue
 		}
-		slices.Reverse(lines)
-		for _, l := range lines {
-			out.WriteString(l + "\n")
+		text := string(data)
+		// Where each separator is: [start, end) pairs.
+		var seps [][]int
+		if re != nil {
+			seps = re.FindAllStringIndex(text, -1)
+		} else {
+			for i := 0; ; {
+				j := strings.Index(text[i:], sep)
+				if j < 0 {
+					break
+				}
+				seps = append(seps, []int{i + j, i + j + len(sep)})
+				i += j + len(sep)
+			}
+		}
+		// Cut the text into records at the separators.
+		var records []string
+		start := 0
+		for _, s := range seps {
+			if s[1] == s[0] {
+				continue
+			}
+			if before {
+				if s[0] > start || start == 0 && s[0] == 0 {
+					records = append(records, text[start:s[0]])
+				}
+				start = s[0]
+			} else {
+				records = append(records, text[start:s[1]])
+				start = s[1]
+			}
+		}
+		if start < len(text) {
+			records = append(records, text[start:])
+		}
+		if before && len(records) > 0 && records[0] == "" {
+			records = records[1:]
+		}
+		for i := len(records) - 1; i >= 0; i-- {
+			if _, err := out.WriteString(records[i]); err != nil {
+				return p.writeFailed("tac", err)
+			}
 		}
 	}
 	if err := out.Flush(); err != nil {

@@ -3,34 +3,54 @@ package applets
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 )
 
+const timeoutUsage = "timeout [--preserve-status] [-s SIGNAL] [-k DURATION] [-v] DURATION COMMAND [ARG]..."
+
 // timeoutApplet runs a command and stops it after a duration (seconds, or
-// with a suffix s, m, h, d), returning 124 like timeout(1).
+// with a suffix s, m, h, d), as GNU timeout: status 124 when the time ran
+// out (or the command's own with --preserve-status), 125 for its own
+// errors, 127 when the command does not exist. A stopped command is
+// cancelled, not signalled: -s and -k are accepted and have no effect.
 func timeoutApplet(p *Proc, args []string) int {
-	rest := args[1:]
-	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") && len(rest[0]) > 1 {
-		switch a := rest[0]; {
-		case a == "-s" || a == "-k" || a == "--signal" || a == "--kill-after":
-			if len(rest) < 2 {
-				return p.usage("timeout", "option requires an argument", "timeout DURATION COMMAND [ARG]...")
-			}
-			rest = rest[1:]
-		case a == "--":
-			rest = rest[1:]
-			goto run
-		}
-		rest = rest[1:]
+	spec := flagSpec{short: "s:k:v", stopAtOperand: true, long: map[string]string{"signal:": "s",
+		"kill-after:": "k", "preserve-status": "preserve-status", "foreground": "foreground", "verbose": "v"}}
+	opts, rest, err := spec.parse(args[1:])
+	if err != nil {
+		p.usage("timeout", err.Error(), timeoutUsage)
+		return 125
 	}
-run:
+	preserve, verbose := false, false
+	for _, o := range opts {
+		switch o.name {
+		case "preserve-status":
+			preserve = true
+		case "v":
+			verbose = true
+		case "k":
+			if _, err := parseDuration(o.val); err != nil {
+				p.usage("timeout", "invalid time interval '"+o.val+"'", timeoutUsage)
+				return 125
+			}
+		}
+	}
 	if len(rest) < 2 {
-		return p.usage("timeout", "missing operand", "timeout DURATION COMMAND [ARG]...")
+		p.usage("timeout", "missing operand", timeoutUsage)
+		return 125
 	}
 	d, err := parseDuration(rest[0])
 	if err != nil {
-		return p.usage("timeout", "invalid time interval '"+rest[0]+"'", "timeout DURATION COMMAND [ARG]...")
+		p.usage("timeout", "invalid time interval '"+rest[0]+"'", timeoutUsage)
+		return 125
+	}
+	reg := p.Registry
+	if reg == nil {
+		reg = Default()
+	}
+	if _, ok := reg.Lookup(rest[1]); !ok {
+		p.errorf("timeout", "failed to run command '%s': No such file or directory", rest[1])
+		return 127
 	}
 	ctx := p.ctx()
 	var cancel context.CancelFunc
@@ -42,6 +62,12 @@ run:
 	child.Ctx = ctx
 	status := child.Exec(p.Stdin, rest[1:])
 	if ctx.Err() == context.DeadlineExceeded && p.ctx().Err() == nil {
+		if verbose {
+			p.errorf("timeout", "sending signal TERM to command '%s'", rest[1])
+		}
+		if preserve {
+			return status
+		}
 		return 124
 	}
 	return status
