@@ -83,9 +83,9 @@ func statApplet(p *Proc, args []string) int {
 				file += " -> " + target
 			}
 			out.WriteString("  File: " + file + "\n")
-			out.WriteString(f.format("  Size: %-10s\tBlocks: %-10b IO Block: %-6o %F\n"+
-				"Device: %D\tInode: %-11i Links: %h\n"+
-				"Access: (%04a/%A)  Uid: (%5u/%8U)   Gid: (%5g/%8G)\n"+
+			out.WriteString(f.format("  Size: %-10s\tBlocks: %-10b IO Block: %-6o %F\n" +
+				"Device: %D\tInode: %-11i Links: %h\n" +
+				"Access: (%04a/%A)  Uid: (%5u/%8U)   Gid: (%5g/%8G)\n" +
 				"Access: %x\nModify: %y\nChange: %z\n Birth: %w\n"))
 		}
 	}
