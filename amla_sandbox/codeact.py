@@ -57,7 +57,7 @@ const orders = await get_orders({{ user_id: user.id }});
 console.log(`${{user.name}} has ${{orders.length}} orders`);
 ```
 
-Files are read with `await fs.readFile(path)`; the filesystem is async-only.
+Files are read with `await fs.readFile(path)` and written with `await fs.writeFile(path, text)`.
 Only what your code prints with console.log() is shown to you, so always console.log() the results you need."""
 
 
