@@ -192,30 +192,43 @@ func builtinExit(r *runner, args []string) (int, error) {
 }
 
 func builtinReturn(r *runner, args []string) (int, error) {
-	code, ok := r.statusArg("return", args)
-	if !ok {
-		return code, nil
-	}
 	if r.depth == 0 {
 		r.errorf(r.line, "return: can only `return' from a function or sourced script")
 		return 1, nil
 	}
+	code, ok := r.statusArg("return", args)
+	if !ok {
+		// bash still returns, with status 2.
+		return code, &returnSignal{code}
+	}
 	return code, &returnSignal{code}
 }
 
+// builtinBreak is break and continue. As in bash, a count that is not a
+// number ends the shell (status 128), and one below 1 is reported and
+// treated as 1; either way the loop is left, so no script spins on it.
 func builtinBreak(r *runner, args []string) (int, error) {
-	n := 1
+	n, status := 1, 0
 	if len(args) > 1 {
 		v, err := strconv.Atoi(args[1])
-		if err != nil || v < 1 {
+		switch {
+		case err != nil:
+			r.errorf(r.line, "%s: %s: numeric argument required", args[0], args[1])
+			return 128, &exitSignal{128}
+		case v < 1:
 			r.errorf(r.line, "%s: %s: loop count out of range", args[0], args[1])
-			return 1, nil
+			status = 1
+		default:
+			n = v
 		}
-		n = v
 	}
 	if r.loops == 0 {
 		r.errorf(r.line, "%s: only meaningful in a `for', `while', or `until' loop", args[0])
 		return 0, nil
+	}
+	if status != 0 {
+		// bash leaves the loop (even for continue) and keeps status 1.
+		return status, &loopSignal{n: 1, status: status}
 	}
 	return 0, &loopSignal{n: min(n, r.loops), cont: args[0] == "continue"}
 }

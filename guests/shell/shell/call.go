@@ -194,15 +194,16 @@ func (r *runner) callFunc(name string, body *syntax.Stmt, args []string) error {
 		r.status = 1
 		return &depthSignal{}
 	}
-	oldParams, oldNames := r.params, r.funcNames
-	r.params = args[1:]
+	oldParams, oldNames, oldLoops := r.params, r.funcNames, r.loops
+	// A function's break and continue do not reach its caller's loops.
+	r.params, r.loops = args[1:], 0
 	r.funcNames = append([]string{name}, r.funcNames...)
 	r.vars.push()
 	r.depth++
 	err := r.stmt(body)
 	r.depth--
 	r.vars.pop()
-	r.params, r.funcNames = oldParams, oldNames
+	r.params, r.funcNames, r.loops = oldParams, oldNames, oldLoops
 	var rs *returnSignal
 	if errors.As(err, &rs) {
 		r.status = rs.code

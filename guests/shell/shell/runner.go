@@ -73,6 +73,9 @@ type (
 	loopSignal struct {
 		n    int
 		cont bool
+		// status is the loop's status when the break was an error
+		// (break 0): the loop is left, $? is 1.
+		status int
 	}
 )
 
@@ -407,7 +410,10 @@ func (r *runner) loopBody(body []*syntax.Stmt) (done bool, err error) {
 	var ls *loopSignal
 	if errors.As(err, &ls) {
 		if ls.n > 1 {
-			return true, &loopSignal{n: ls.n - 1, cont: ls.cont}
+			return true, &loopSignal{n: ls.n - 1, cont: ls.cont, status: ls.status}
+		}
+		if ls.status != 0 {
+			r.status = ls.status
 		}
 		return !ls.cont, nil
 	}
@@ -423,7 +429,23 @@ func (r *runner) whileClause(c *syntax.WhileClause) error {
 		if err := r.checkCancel(); err != nil {
 			return err
 		}
+		// break and continue in the condition act on this loop too, as in
+		// bash: the rest of the condition is skipped with status 0, so
+		// continue goes round a while loop again and ends an until loop.
+		r.loops++
 		ok, err := r.cond(c.Cond)
+		r.loops--
+		var ls *loopSignal
+		if errors.As(err, &ls) {
+			if ls.n > 1 {
+				return &loopSignal{n: ls.n - 1, cont: ls.cont, status: ls.status}
+			}
+			if ls.cont && !c.Until {
+				continue
+			}
+			status = ls.status
+			break
+		}
 		if err != nil {
 			return err
 		}
