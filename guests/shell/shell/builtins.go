@@ -800,6 +800,8 @@ func builtinRead(r *runner, args []string) (int, error) {
 	raw := false
 	delim := byte('\n')
 	limit := 0
+	exact := false // -N: exactly limit characters, the delimiter included
+	fd := 0
 	array := ""
 	var names []string
 	rest := args[1:]
@@ -848,14 +850,19 @@ func builtinRead(r *runner, args []string) (int, error) {
 						r.errorf(r.line, "read: %s: invalid number", v)
 						return statusUsage, nil
 					}
-					limit = n
+					limit, exact = n, c == 'N'
+					if limit == 0 {
+						return 0, nil
+					}
 				case 'a':
 					array = v
 				case 'u':
-					if v != "0" {
-						r.errorf(r.line, "read: %s: only file descriptor 0 exists", v)
+					n, err := strconv.Atoi(v)
+					if err != nil || n < 0 {
+						r.errorf(r.line, "read: %s: invalid file descriptor specification", v)
 						return 1, nil
 					}
+					fd = n
 				}
 			default:
 				r.errorf(r.line, "read: -%c: invalid option", c)
@@ -870,45 +877,48 @@ func builtinRead(r *runner, args []string) (int, error) {
 			return 1, nil
 		}
 	}
-	br := r.stdinReader()
-	line, eof, err := readLine(br, delim, limit)
-	for err == nil && !raw && !eof && strings.HasSuffix(line, `\`) && limit == 0 {
-		// A backslash at the end of the line continues it.
-		var more string
-		more, eof, err = readLine(br, delim, 0)
-		line = line[:len(line)-1] + more
+	br, ferr := r.readerFD(fd)
+	if ferr != nil {
+		r.errorf(r.line, "read: %s", ferr)
+		return 1, nil
 	}
+	d := int(delim)
+	if exact {
+		d = -1
+	}
+	line, eof, err := readLine(br, d, limit, raw)
 	status := 0
-	if eof {
+	if eof || err != nil {
 		status = 1
-		if line == "" {
+		if line.text == "" {
+			// bash still empties the variables.
+			for _, n := range names {
+				_ = r.setString(n, "")
+			}
 			return status, nil
 		}
 	}
-	cfg := r.config()
+	ifs := r.ifsValue()
 	switch {
 	case array != "":
-		fields := expand.ReadFields(cfg, line, -1, raw)
+		fields := splitRead(line, ifs, -1)
 		if err := r.env.Set(array, expand.Variable{Set: true, Kind: expand.Indexed, List: fields}); err != nil {
 			r.errorf(r.line, "read: %s", err)
 			return 1, nil
 		}
 	case len(names) == 0:
-		if !raw {
-			line = strings.Join(expand.ReadFields(&expand.Config{Env: expand.ListEnviron("IFS=")}, line, 1, false), "")
-		}
-		if err := r.setString("REPLY", line); err != nil {
+		if err := r.setString("REPLY", line.text); err != nil {
 			r.errorf(r.line, "read: %s", err)
 			return 1, nil
 		}
 	default:
-		fields := expand.ReadFields(cfg, line, len(names), raw)
+		fields := splitRead(line, ifs, len(names))
 		for i, n := range names {
 			v := ""
 			if i < len(fields) {
 				v = fields[i]
 			}
-			if err := r.setString(n, v); err != nil {
+			if err := r.setVar(n, v); err != nil {
 				r.errorf(r.line, "read: %s", err)
 				return 1, nil
 			}

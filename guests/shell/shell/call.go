@@ -371,7 +371,7 @@ func (r *runner) arrayValue(name string, cur expand.Variable, as *syntax.Assign)
 	}
 	for _, el := range as.Array.Elems {
 		if el.Index != nil {
-			i, err := expand.Arithm(r.config(), el.Index)
+			i, err := r.arithm(el.Index)
 			if err != nil {
 				return vr, wrapExpand(err)
 			}
@@ -409,7 +409,7 @@ func (r *runner) elemAssign(cur expand.Variable, as *syntax.Assign, val string) 
 		vr.Map[k] = val
 		return vr, nil
 	}
-	i, err := expand.Arithm(r.config(), as.Index)
+	i, err := r.arithm(as.Index)
 	if err != nil {
 		return cur, wrapExpand(err)
 	}
@@ -517,29 +517,118 @@ func (r *runner) indexKey(x syntax.ArithmExpr) (string, error) {
 	if w, ok := x.(*syntax.Word); ok {
 		return r.literal(w)
 	}
-	n, err := expand.Arithm(r.config(), x)
+	n, err := r.arithm(x)
 	if err != nil {
 		return "", wrapExpand(err)
 	}
 	return strconv.Itoa(n), nil
 }
 
-// readLine reads one line for read: up to delim, without it. eof is true
-// when the input ended before delim.
-func readLine(br *bufio.Reader, delim byte, limit int) (line string, eof bool, err error) {
-	var b strings.Builder
-	for limit <= 0 || b.Len() < limit {
+// readText is a line read by read: its text, and which bytes a
+// backslash escaped (those never split fields).
+type readText struct {
+	text string
+	esc  []bool
+}
+
+// readLine reads one line for read: up to delim (-1: none), without it,
+// at most limit characters (0: no limit). Unless raw, a backslash
+// escapes the next character and a backslash-newline continues the line.
+// eof is true when the input ended before delim.
+func readLine(br *bufio.Reader, delim, limit int, raw bool) (line readText, eof bool, err error) {
+	var b []byte
+	var esc []bool
+	chars := 0
+	for limit <= 0 || chars < limit {
 		c, err := br.ReadByte()
 		if err == io.EOF {
-			return b.String(), true, nil
+			return readText{string(b), esc}, true, nil
 		}
 		if err != nil {
-			return b.String(), true, err
+			return readText{string(b), esc}, true, err
 		}
-		if c == delim {
-			return b.String(), false, nil
+		if int(c) == delim {
+			return readText{string(b), esc}, false, nil
 		}
-		b.WriteByte(c)
+		if c == '\\' && !raw {
+			n, err := br.ReadByte()
+			if err != nil {
+				return readText{string(b), esc}, true, nil
+			}
+			if n == '\n' {
+				continue
+			}
+			b, esc = append(b, n), append(esc, true)
+			chars++
+			continue
+		}
+		b, esc = append(b, c), append(esc, false)
+		if c < 0x80 || c >= 0xc0 {
+			chars++
+		}
 	}
-	return b.String(), false, nil
+	return readText{string(b), esc}, false, nil
+}
+
+// splitRead splits a line for read into at most n fields (-1: all): as
+// word splitting, except that the last field takes the rest of the line
+// (trimmed of IFS white space, and of one final delimiter when it holds
+// a single field), as POSIX says.
+func splitRead(line readText, ifs string, n int) []string {
+	s, esc := line.text, line.esc
+	isIFS := func(i int) bool { return !esc[i] && strings.IndexByte(ifs, s[i]) >= 0 }
+	isBlank := func(i int) bool { return isIFS(i) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') }
+	var fields []string
+	i := 0
+	for i < len(s) && isBlank(i) {
+		i++
+	}
+	for i < len(s) {
+		if n > 0 && len(fields) == n-1 {
+			rest := i
+			end := len(s)
+			for end > rest && isBlank(end-1) {
+				end--
+			}
+			// One field and one trailing delimiter: drop the delimiter.
+			j := rest
+			for j < end && !isIFS(j) {
+				j++
+			}
+			k := j
+			for k < end && isBlank(k) {
+				k++
+			}
+			if k < end && isIFS(k) {
+				k++
+				for k < end && isBlank(k) {
+					k++
+				}
+			}
+			if j == end || k == end {
+				end = j
+			}
+			fields = append(fields, s[rest:end])
+			return fields
+		}
+		start := i
+		for i < len(s) && !isIFS(i) {
+			i++
+		}
+		fields = append(fields, s[start:i])
+		if i == len(s) {
+			break
+		}
+		// The delimiter: blanks, at most one other IFS character, blanks.
+		for i < len(s) && isBlank(i) {
+			i++
+		}
+		if i < len(s) && isIFS(i) && !isBlank(i) {
+			i++
+			for i < len(s) && isBlank(i) {
+				i++
+			}
+		}
+	}
+	return fields
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
 	"amlasandbox/guests/shell/applets"
@@ -34,32 +33,52 @@ func (r *runner) path(name string) string {
 	return p.Path(name)
 }
 
-// openIn opens a file for reading, understanding /dev/null and /dev/stdin.
+// openIn opens a file for reading, understanding /dev/null, /dev/stdin
+// and /dev/fd/N.
 func (r *runner) openIn(name string) (io.ReadCloser, error) {
 	switch name {
 	case "/dev/null":
 		return io.NopCloser(strings.NewReader("")), nil
-	case "/dev/stdin", "/dev/fd/0":
+	case "/dev/stdin":
 		return io.NopCloser(r.stdin), nil
+	}
+	if n, ok := devFD(name); ok {
+		e, found := r.lookupFD(n)
+		if !found || e.r == nil {
+			return nil, fmt.Errorf("Bad file descriptor")
+		}
+		return io.NopCloser(e.r), nil
 	}
 	p := applets.Proc{Dir: r.dir, Stdin: r.stdin}
 	return p.Open(name)
 }
 
-// openOut opens a file for writing, understanding /dev/null, /dev/stdout
-// and /dev/stderr.
-func (r *runner) openOut(name string, appendTo bool) (io.WriteCloser, error) {
+// openOut opens a file for writing, understanding /dev/null, /dev/stdout,
+// /dev/stderr and /dev/fd/N. With noclobber (set -C) an existing regular
+// file is refused unless clobber (>|).
+func (r *runner) openOut(name string, appendTo, clobber bool) (io.WriteCloser, error) {
 	switch name {
 	case "/dev/null":
 		return nopWriter{io.Discard}, nil
-	case "/dev/stdout", "/dev/fd/1":
+	case "/dev/stdout":
 		return nopWriter{r.stdout}, nil
-	case "/dev/stderr", "/dev/fd/2":
+	case "/dev/stderr":
 		return nopWriter{r.stderr}, nil
 	}
+	if n, ok := devFD(name); ok {
+		e, found := r.lookupFD(n)
+		if !found || e.w == nil {
+			return nil, fmt.Errorf("Bad file descriptor")
+		}
+		return nopWriter{e.w}, nil
+	}
 	full := r.path(name)
-	if st, err := os.Stat(full); err == nil && st.IsDir() {
+	st, err := os.Stat(full)
+	if err == nil && st.IsDir() {
 		return nil, fmt.Errorf("Is a directory")
+	}
+	if err == nil && r.opts.noclobber && !clobber && !appendTo && st.Mode().IsRegular() {
+		return nil, fmt.Errorf("cannot overwrite existing file")
 	}
 	p := applets.Proc{Dir: r.dir}
 	return p.Create(name, appendTo)
@@ -69,50 +88,129 @@ type nopWriter struct{ io.Writer }
 
 func (nopWriter) Close() error { return nil }
 
-// redirect applies redirections to the shell's streams and returns the
-// function that undoes them (and closes what they opened). On error the
-// redirections made so far stay until restore is called, so the message
-// goes where bash would send it (echo 2>/dev/null >/bad/f prints nothing).
-func (r *runner) redirect(redirs []*syntax.Redirect) (restore func(), err error) {
+// redirect applies redirections to the shell's streams and descriptors
+// and returns the function that undoes them (and closes what they
+// opened). With persist (exec with only redirections) nothing is undone:
+// restore then only forgets the old streams. On error the redirections
+// made so far stay until restore is called, so the message goes where
+// bash would send it (echo 2>/dev/null >/bad/f prints nothing).
+func (r *runner) redirect(redirs []*syntax.Redirect, persist bool) (restore func(), err error) {
+	if len(redirs) == 0 {
+		return func() {}, nil
+	}
 	oldIn, oldOut, oldErr, oldPipe := r.stdin, r.stdout, r.stderr, r.pipe
-	var closers []io.Closer
+	oldFDs := r.fds
+	if !persist {
+		// A temporary table: the old one comes back on restore.
+		r.fds = oldFDs.clone()
+	}
+	var opened []io.Closer
 	restore = func() {
-		for _, c := range closers {
+		if persist {
+			return
+		}
+		for _, c := range opened {
 			c.Close()
 		}
 		r.stdin, r.stdout, r.stderr, r.pipe = oldIn, oldOut, oldErr, oldPipe
-	}
-	if len(redirs) == 0 {
-		return func() {}, nil
+		r.fds = oldFDs
 	}
 	fail := func(e error) (func(), error) {
 		return restore, e
 	}
+	// set points descriptor fd at e.
+	set := func(fd int, e *fdEntry) error {
+		switch fd {
+		case 0:
+			if e == nil {
+				r.stdin = badFD{}
+				return nil
+			}
+			if e.r == nil {
+				return fmt.Errorf("%d: Bad file descriptor", fd)
+			}
+			r.stdin = e.r
+		case 1, 2:
+			var w io.Writer = badFD{}
+			if e != nil {
+				if e.w == nil {
+					return fmt.Errorf("%d: Bad file descriptor", fd)
+				}
+				w = e.w
+			}
+			if fd == 1 {
+				r.stdout = w
+				if pw, ok := w.(*pipeOut); ok {
+					r.pipe = pw
+				} else {
+					r.pipe = nil
+				}
+			} else {
+				r.stderr = w
+			}
+		default:
+			if !persist {
+				if r.fds == nil {
+					r.fds = fdTable{}
+				}
+				if e == nil {
+					delete(r.fds, fd)
+				} else {
+					r.fds[fd] = e
+				}
+				return nil
+			}
+			r.setFDEntry(fd, e)
+		}
+		return nil
+	}
 	for _, rd := range redirs {
 		fd := -1
 		if rd.N != nil {
-			n, convErr := strconv.Atoi(rd.N.Value)
-			if convErr != nil {
-				return fail(fmt.Errorf("bad file descriptor %q", rd.N.Value))
+			if isDigitString(rd.N.Value) {
+				n, convErr := strconv.Atoi(rd.N.Value)
+				if convErr != nil {
+					return fail(fmt.Errorf("%s: bad file descriptor", rd.N.Value))
+				}
+				fd = n
+			} else {
+				// {name}>file: a new descriptor, its number in $name;
+				// {name}>&- closes the one $name holds.
+				name := rd.N.Value
+				if (rd.Op == syntax.DplOut || rd.Op == syntax.DplIn) && rd.Word.Lit() == "-" {
+					n, convErr := strconv.Atoi(r.env.Get(name).String())
+					if convErr != nil {
+						return fail(fmt.Errorf("%s: ambiguous redirect", name))
+					}
+					fd = n
+				} else {
+					fd = r.freeFD()
+					if err := r.setVar(name, strconv.Itoa(fd)); err != nil {
+						return fail(err)
+					}
+				}
 			}
-			fd = n
 		}
 		switch rd.Op {
-		case syntax.Hdoc, syntax.DashHdoc:
-			body, err := r.heredoc(rd)
-			if err != nil {
-				return fail(err)
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			var body string
+			if rd.Op == syntax.WordHdoc {
+				s, err := r.literal(rd.Word)
+				if err != nil {
+					return fail(err)
+				}
+				body = s + "\n"
+			} else {
+				s, err := r.heredoc(rd)
+				if err != nil {
+					return fail(err)
+				}
+				body = s
 			}
-			if err := r.setFD(fd, 0, strings.NewReader(body), nil); err != nil {
-				return fail(err)
+			if fd < 0 {
+				fd = 0
 			}
-			continue
-		case syntax.WordHdoc:
-			s, err := r.literal(rd.Word)
-			if err != nil {
-				return fail(err)
-			}
-			if err := r.setFD(fd, 0, strings.NewReader(s+"\n"), nil); err != nil {
+			if err := set(fd, &fdEntry{r: bufio.NewReader(strings.NewReader(body))}); err != nil {
 				return fail(err)
 			}
 			continue
@@ -124,16 +222,23 @@ func (r *runner) redirect(redirs []*syntax.Redirect) (restore func(), err error)
 		switch rd.Op {
 		case syntax.RdrOut, syntax.RdrClob, syntax.AppOut, syntax.RdrAll, syntax.AppAll:
 			appendTo := rd.Op == syntax.AppOut || rd.Op == syntax.AppAll
-			f, err := r.openOut(target, appendTo)
+			f, err := r.openOut(target, appendTo, rd.Op == syntax.RdrClob)
 			if err != nil {
 				return fail(fmt.Errorf("%s: %s", target, openErrText(err)))
 			}
-			closers = append(closers, f)
+			if !persist || fd < 3 {
+				opened = append(opened, f)
+			}
+			e := &fdEntry{w: f, owner: f}
 			if rd.Op == syntax.RdrAll || rd.Op == syntax.AppAll {
-				r.stdout, r.stderr, r.pipe = f, f, nil
+				_ = set(1, e)
+				_ = set(2, e)
 				continue
 			}
-			if err := r.setFD(fd, 1, nil, f); err != nil {
+			if fd < 0 {
+				fd = 1
+			}
+			if err := set(fd, e); err != nil {
 				return fail(err)
 			}
 		case syntax.RdrIn, syntax.RdrInOut:
@@ -141,48 +246,52 @@ func (r *runner) redirect(redirs []*syntax.Redirect) (restore func(), err error)
 			if err != nil {
 				return fail(fmt.Errorf("%s: %s", target, errText(err)))
 			}
-			closers = append(closers, f)
-			if err := r.setFD(fd, 0, f, nil); err != nil {
-				return fail(err)
+			if !persist || fd < 3 {
+				opened = append(opened, f)
 			}
-		case syntax.DplOut:
-			if fd < 0 {
-				fd = 1
-			}
-			switch target {
-			case "1":
-				err = r.setFD(fd, 1, nil, r.stdout)
-			case "2":
-				err = r.setFD(fd, 1, nil, r.stderr)
-			case "-":
-				err = r.setFD(fd, 1, nil, badFD{})
-			default:
-				if !isDigitString(target) && rd.N == nil {
-					// >&FILE is &>FILE.
-					f, oerr := r.openOut(target, false)
-					if oerr != nil {
-						return fail(fmt.Errorf("%s: %s", target, openErrText(oerr)))
-					}
-					closers = append(closers, f)
-					r.stdout, r.stderr, r.pipe = f, f, nil
-					continue
-				}
-				err = fmt.Errorf("%s: file descriptor %s is not supported (only 0, 1 and 2 exist)", target, target)
-			}
-			if err != nil {
-				return fail(err)
-			}
-		case syntax.DplIn:
 			if fd < 0 {
 				fd = 0
 			}
-			switch target {
-			case "0":
-				err = r.setFD(fd, 0, r.stdin, nil)
-			case "-":
-				err = r.setFD(fd, 0, badFD{}, nil)
+			var rdr io.Reader = f
+			if fd > 2 {
+				// Reads through the descriptor share one buffer.
+				rdr = bufio.NewReader(f)
+			}
+			if err := set(fd, &fdEntry{r: rdr, owner: f}); err != nil {
+				return fail(err)
+			}
+		case syntax.DplOut, syntax.DplIn:
+			if fd < 0 {
+				fd = 1
+				if rd.Op == syntax.DplIn {
+					fd = 0
+				}
+			}
+			switch {
+			case target == "-":
+				err = set(fd, nil)
+			case isDigitString(target):
+				n, _ := strconv.Atoi(target)
+				e, ok := r.lookupFD(n)
+				if !ok {
+					return fail(fmt.Errorf("%s: Bad file descriptor", target))
+				}
+				if rd.Op == syntax.DplOut && e.w == nil || rd.Op == syntax.DplIn && e.r == nil {
+					return fail(fmt.Errorf("%s: Bad file descriptor", target))
+				}
+				err = set(fd, &fdEntry{r: e.r, w: e.w})
+			case rd.Op == syntax.DplOut && rd.N == nil:
+				// >&FILE is &>FILE.
+				f, oerr := r.openOut(target, false, false)
+				if oerr != nil {
+					return fail(fmt.Errorf("%s: %s", target, openErrText(oerr)))
+				}
+				opened = append(opened, f)
+				e := &fdEntry{w: f}
+				_ = set(1, e)
+				_ = set(2, e)
 			default:
-				err = fmt.Errorf("%s: file descriptor %s is not supported for input", target, target)
+				return fail(fmt.Errorf("%s: ambiguous redirect", target))
 			}
 			if err != nil {
 				return fail(err)
@@ -196,36 +305,11 @@ func (r *runner) redirect(redirs []*syntax.Redirect) (restore func(), err error)
 
 // openErrText words an error of opening a file for writing.
 func openErrText(err error) string {
-	if err.Error() == "Is a directory" {
-		return "Is a directory"
+	switch err.Error() {
+	case "Is a directory", "cannot overwrite existing file", "Bad file descriptor":
+		return err.Error()
 	}
 	return errText(err)
-}
-
-// setFD points file descriptor fd (or def when fd is -1) at a reader or
-// writer. Only 0, 1 and 2 exist in the sandbox.
-func (r *runner) setFD(fd, def int, in io.Reader, out io.Writer) error {
-	if fd < 0 {
-		fd = def
-	}
-	switch {
-	case fd == 0 && in != nil:
-		r.stdin = in
-	case fd == 1 && out != nil:
-		if pw, ok := out.(*pipeOut); ok {
-			r.pipe = pw
-		} else {
-			r.pipe = nil
-		}
-		r.stdout = out
-	case fd == 2 && out != nil:
-		r.stderr = out
-	case fd > 2:
-		return fmt.Errorf("file descriptor %d is not supported (only 0, 1 and 2 exist)", fd)
-	default:
-		return fmt.Errorf("file descriptor %d cannot be redirected that way", fd)
-	}
-	return nil
 }
 
 // heredoc returns the body of a here-document: expanded unless its
@@ -247,11 +331,7 @@ func (r *runner) heredoc(rd *syntax.Redirect) (string, error) {
 		}
 		return b.String(), nil
 	}
-	s, err := expand.Document(r.config(), word)
-	if err != nil {
-		return "", wrapExpand(err)
-	}
-	return s, nil
+	return r.document(word)
 }
 
 // quotedWord reports whether a here-document delimiter was quoted.

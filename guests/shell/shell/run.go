@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -213,6 +212,15 @@ func (r *runner) finish(err error) int {
 func parse(script string) (*syntax.File, error) {
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	f, err := p.Parse(strings.NewReader(script), "")
+	for tries := 100; err != nil; tries-- {
+		// $(( 16#ff )): see escapeArithHash.
+		fixed, ok := escapeArithHash(script, err, tries)
+		if !ok {
+			break
+		}
+		script = fixed
+		f, err = p.Parse(strings.NewReader(script), "")
+	}
 	if err != nil {
 		var pe syntax.ParseError
 		var le syntax.LangError
@@ -224,68 +232,7 @@ func parse(script string) (*syntax.File, error) {
 		}
 		return nil, err
 	}
-	countArrays(f)
-	anchorReplacements(f)
 	return f, nil
-}
-
-// anchorPrefix names the pseudo-variable standing for an anchored
-// replacement, ${x/#pat/rep} or ${x/%pat/rep}, which expand does not
-// implement: the expansion is rewritten to look up anchorPrefix+ID, and env
-// computes it from the original node kept in anchored.
-const anchorPrefix = "\x00anchor:"
-
-var (
-	anchored   sync.Map // uint64 -> *syntax.ParamExp
-	anchorNext atomic.Uint64
-)
-
-// anchorReplacements rewrites anchored replacements of plain variables.
-func anchorReplacements(f *syntax.File) {
-	syntax.Walk(f, func(n syntax.Node) bool {
-		pe, ok := n.(*syntax.ParamExp)
-		if !ok || pe.Repl == nil || pe.Param == nil || pe.Index != nil || pe.Excl || pe.Length ||
-			pe.Param.Value == "@" || pe.Param.Value == "*" || !anchoredPattern(pe.Repl.Orig) {
-			return true
-		}
-		orig := *pe
-		id := anchorNext.Add(1)
-		anchored.Store(id, &orig)
-		pe.Param = &syntax.Lit{ValuePos: pe.Param.ValuePos, ValueEnd: pe.Param.ValueEnd,
-			Value: anchorPrefix + strconv.FormatUint(id, 10)}
-		pe.Repl = nil
-		return true
-	})
-}
-
-// anchoredPattern reports whether a replacement pattern starts with # or %.
-func anchoredPattern(w *syntax.Word) bool {
-	if w == nil || len(w.Parts) == 0 {
-		return false
-	}
-	lit, ok := w.Parts[0].(*syntax.Lit)
-	return ok && (strings.HasPrefix(lit.Value, "#") || strings.HasPrefix(lit.Value, "%"))
-}
-
-// lengthPrefix names the pseudo-variable that holds the element count of
-// an array: expand counts ${#assoc[@]} as 1, so ${#NAME[@]} is rewritten
-// to look up lengthPrefix+NAME, which env computes.
-const lengthPrefix = "\x00len:"
-
-// countArrays rewrites ${#NAME[@]} and ${#NAME[*]} (see lengthPrefix).
-func countArrays(f *syntax.File) {
-	syntax.Walk(f, func(n syntax.Node) bool {
-		pe, ok := n.(*syntax.ParamExp)
-		if !ok || !pe.Length || pe.Param == nil || pe.Index == nil {
-			return true
-		}
-		if w, ok := pe.Index.(*syntax.Word); ok && (w.Lit() == "@" || w.Lit() == "*") {
-			pe.Param = &syntax.Lit{ValuePos: pe.Param.ValuePos, ValueEnd: pe.Param.ValueEnd, Value: lengthPrefix + pe.Param.Value}
-			pe.Index = nil
-			pe.Length = false
-		}
-		return true
-	})
 }
 
 // checkSupported refuses, before anything runs, the syntax this shell does
@@ -334,9 +281,6 @@ func checkSupported(node syntax.Node) error {
 		case *syntax.ParamExp:
 			if n.Width || n.IsSet || n.Flags != nil || len(n.Modifiers) > 0 || n.NestedParam != nil {
 				at(n, "this parameter expansion is not supported")
-			}
-			if n.Repl != nil && anchoredPattern(n.Repl.Orig) {
-				at(n, "anchored replacement on arrays and parameter lists is not supported")
 			}
 		case *syntax.CmdSubst:
 			if n.TempFile || n.ReplyVar {

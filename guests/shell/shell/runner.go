@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 
@@ -41,6 +40,12 @@ type runner struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// fds are the descriptors from 3 up (exec 3>file, process
+	// substitution); procSubs the process substitutions still running.
+	fds      fdTable
+	procSubs []*procSub
+	// isSub is set in subshells, pipeline stages and substitutions.
+	isSub bool
 	// pipe is the stage output this shell writes to, if it is a pipeline
 	// stage; once its reader has gone the stage stops (SIGPIPE).
 	pipe *pipeOut
@@ -56,7 +61,6 @@ type runner struct {
 	started   time.Time
 	exitTrap  string
 
-	ecfg *expand.Config
 	// substStatus is the status of the last command substitution, which
 	// becomes $? for a command made only of assignments.
 	substStatus int
@@ -105,33 +109,16 @@ func (r *runner) subshell() *runner {
 	c.funcs = maps.Clone(r.funcs)
 	c.params = slices.Clone(r.params)
 	c.dirStack = slices.Clone(r.dirStack)
-	c.ecfg = nil
+	// The subshell sees the same descriptors but closing one of them
+	// there closes nothing of the parent's.
+	c.fds = make(fdTable, len(r.fds))
+	for n, e := range r.fds {
+		c.fds[n] = &fdEntry{r: e.r, w: e.w}
+	}
+	c.procSubs = nil
+	c.isSub = true
 	c.exitTrap = ""
 	return &c
-}
-
-// config returns the expansion configuration, created once per shell.
-func (r *runner) config() *expand.Config {
-	if r.ecfg == nil {
-		r.ecfg = &expand.Config{
-			Env:      r.env,
-			CmdSubst: r.cmdSubst,
-			ProcSubst: func(*syntax.ProcSubst) (string, error) {
-				return "", fmt.Errorf("process substitution is not supported")
-			},
-		}
-	}
-	c := r.ecfg
-	c.NoUnset = r.opts.nounset
-	c.NullGlob = r.opts.nullglob
-	c.DotGlob = r.opts.dotglob
-	c.GlobStar = r.opts.globstar
-	c.NoCaseGlob = r.opts.nocaseglob
-	c.ReadDir2 = nil
-	if !r.opts.noglob {
-		c.ReadDir2 = readDir
-	}
-	return c
 }
 
 // checkCancel returns the context's error once the run must stop.
@@ -155,32 +142,23 @@ func (r *runner) stmt(s *syntax.Stmt) error {
 		return err
 	}
 	r.line = s.Pos().Line()
-	if s.Cmd == nil {
-		// A statement of redirections only opens (and truncates) files.
-		restore, err := r.redirect(s.Redirs)
-		if err != nil {
-			r.errorf(r.line, "%s", err)
-			restore()
-			r.status = 1
-			return r.afterSimple(s)
-		}
+	// Process substitutions started by this statement end with it.
+	mark := len(r.procSubs)
+	defer r.finishProcSubs(mark)
+	if s.Cmd == nil || isExecRedirect(s) {
+		// Redirections alone open (and truncate) files; exec with only
+		// redirections changes the shell's own streams.
+		restore, err := r.redirect(s.Redirs, s.Cmd != nil)
 		restore()
-		r.status = 0
-		return nil
-	}
-	if isExecRedirect(s) {
-		// exec with only redirections changes the shell's own streams.
-		restore, err := r.redirect(s.Redirs)
 		if err != nil {
 			r.errorf(r.line, "%s", err)
-			restore()
 			r.status = 1
 			return r.afterSimple(s)
 		}
 		r.status = 0
 		return nil
 	}
-	restore, err := r.redirect(s.Redirs)
+	restore, err := r.redirect(s.Redirs, false)
 	if err != nil {
 		r.errorf(r.line, "%s", err)
 		restore()
@@ -285,7 +263,7 @@ func (r *runner) command(cm syntax.Command) error {
 		r.status = 0
 		return nil
 	case *syntax.ArithmCmd:
-		n, err := expand.Arithm(r.config(), c.X)
+		n, err := r.arithm(c.X)
 		if err != nil {
 			return r.expandFailed(err)
 		}
@@ -317,7 +295,7 @@ func (r *runner) command(cm syntax.Command) error {
 					n, err = r.arith(s)
 				}
 			} else {
-				n, err = expand.Arithm(r.config(), x)
+				n, err = r.arithm(x)
 			}
 			if err != nil {
 				return r.expandFailed(err)
@@ -497,9 +475,8 @@ func (r *runner) forClause(c *syntax.ForClause) error {
 			}
 		}
 	case *syntax.CStyleLoop:
-		cfg := r.config()
 		if loop.Init != nil {
-			if _, err := expand.Arithm(cfg, loop.Init); err != nil {
+			if _, err := r.arithm(loop.Init); err != nil {
 				return r.expandFailed(err)
 			}
 		}
@@ -508,7 +485,7 @@ func (r *runner) forClause(c *syntax.ForClause) error {
 				return err
 			}
 			if loop.Cond != nil {
-				n, err := expand.Arithm(r.config(), loop.Cond)
+				n, err := r.arithm(loop.Cond)
 				if err != nil {
 					return r.expandFailed(err)
 				}
@@ -525,7 +502,7 @@ func (r *runner) forClause(c *syntax.ForClause) error {
 				break
 			}
 			if loop.Post != nil {
-				if _, err := expand.Arithm(r.config(), loop.Post); err != nil {
+				if _, err := r.arithm(loop.Post); err != nil {
 					return r.expandFailed(err)
 				}
 			}
@@ -577,11 +554,15 @@ func (r *runner) caseClause(c *syntax.CaseClause) error {
 
 // matchPattern matches s against a shell pattern word (case, [[ == ]]).
 func (r *runner) matchPattern(pat *syntax.Word, s string) (bool, error) {
-	p, err := expand.Pattern(r.config(), unescapeWord(pat))
+	p, err := r.pattern(pat)
 	if err != nil {
 		return false, err
 	}
-	expr, err := pattern.Regexp(p, pattern.EntireString|pattern.NoGlobStar)
+	mode := pattern.EntireString | pattern.NoGlobStar
+	if r.opts.nocasematch {
+		mode |= pattern.NoGlobCase
+	}
+	expr, err := pattern.Regexp(p, mode)
 	if err != nil {
 		return p == s, nil
 	}
@@ -601,26 +582,26 @@ func (r *runner) expandFailed(err error) error {
 	if ctxErr := r.ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
-	var ue expand.UnsetParameterError
-	msg := strings.TrimPrefix(err.Error(), errExpand.Error()+": ")
+	var ue *unsetError
 	if errors.As(err, &ue) {
-		name := ""
-		if ue.Node != nil && ue.Node.Param != nil {
-			name = ue.Node.Param.Value + ": "
+		// bash ends the shell: with 127 at the top, 1 in a subshell.
+		r.errorf(r.line, "%s: %s", ue.name, ue.msg)
+		code := statusNotFound
+		if r.isSub {
+			code = 1
 		}
-		text := ue.Message
-		if text == "" {
-			text = "parameter null or not set"
-		}
-		r.errorf(r.line, "%s%s", name, text)
-		r.status = statusNotFound
-		return &exitSignal{statusNotFound}
+		r.status = code
+		return &exitSignal{code}
 	}
 	var es *exitSignal
 	if errors.As(err, &es) {
 		return es
 	}
-	r.errorf(r.line, "%s", msg)
+	var as *abortSignal
+	if errors.As(err, &as) {
+		return as
+	}
+	r.errorf(r.line, "%s", strings.TrimPrefix(err.Error(), errExpand.Error()+": "))
 	r.status = 1
 	return &abortSignal{}
 }

@@ -3,7 +3,6 @@ package shell
 import (
 	"fmt"
 	"regexp"
-	"strings"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -75,7 +74,7 @@ func (r *runner) testExpr(x syntax.TestExpr) (bool, error) {
 			}
 			return ok == (x.Op != syntax.TsNoMatch), nil
 		case syntax.TsReMatch:
-			expr, err := r.literal(rw)
+			expr, err := r.regexWord(rw)
 			if err != nil {
 				return false, err
 			}
@@ -124,21 +123,4 @@ func (r *runner) testExpr(x syntax.TestExpr) (bool, error) {
 		return applets.BinaryTest(r.proc(nil), x.Op.String(), left, right)
 	}
 	return false, fmt.Errorf("unsupported test expression")
-}
-
-// arith evaluates a string as an arithmetic expression.
-func (r *runner) arith(s string) (int, error) {
-	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
-	x, err := p.Arithmetic(strings.NewReader(s))
-	if err != nil {
-		return 0, fmt.Errorf("%s: syntax error in expression", s)
-	}
-	if x == nil {
-		return 0, nil
-	}
-	n, err := expand.Arithm(r.config(), x)
-	if err != nil {
-		return 0, wrapExpand(err)
-	}
-	return n, nil
 }

@@ -20,16 +20,57 @@ import (
 // callers' locals).
 type vars struct {
 	scopes []map[string]expand.Variable // scopes[0] is global
+	// attrs holds the -i, -l and -u attributes, which expand.Variable
+	// cannot: per scope, by name, a string of letters.
+	attrs []map[string]string
 }
 
 func newVars() *vars {
-	return &vars{scopes: []map[string]expand.Variable{{}}}
+	return &vars{scopes: []map[string]expand.Variable{{}}, attrs: []map[string]string{{}}}
+}
+
+// attrsOf returns the attribute letters of the variable name resolves to.
+func (v *vars) attrsOf(name string) string {
+	_, scope := v.lookup(name)
+	if scope < 0 {
+		return ""
+	}
+	return v.attrs[scope][name]
+}
+
+// setAttrs adds (or, with off, removes) attribute letters of name in the
+// scope that holds it.
+func (v *vars) setAttrs(name, letters string, off bool) {
+	_, scope := v.lookup(name)
+	if scope < 0 {
+		scope = 0
+	}
+	cur := v.attrs[scope][name]
+	for _, c := range letters {
+		has := strings.ContainsRune(cur, c)
+		switch {
+		case off && has:
+			cur = strings.ReplaceAll(cur, string(c), "")
+		case !off && !has:
+			cur += string(c)
+			// -l and -u exclude each other, as in bash.
+			if c == 'l' {
+				cur = strings.ReplaceAll(cur, "u", "")
+			} else if c == 'u' {
+				cur = strings.ReplaceAll(cur, "l", "")
+			}
+		}
+	}
+	v.attrs[scope][name] = cur
 }
 
 // clone deep-copies the variables for a subshell, which may run
 // concurrently with its parent (pipeline stages).
 func (v *vars) clone() *vars {
-	c := &vars{scopes: make([]map[string]expand.Variable, len(v.scopes))}
+	c := &vars{scopes: make([]map[string]expand.Variable, len(v.scopes)), attrs: make([]map[string]string, len(v.attrs))}
+	for i, a := range v.attrs {
+		c.attrs[i] = maps.Clone(a)
+	}
 	for i, s := range v.scopes {
 		m := make(map[string]expand.Variable, len(s))
 		for k, vr := range s {
@@ -44,8 +85,15 @@ func (v *vars) clone() *vars {
 }
 
 // push opens the local scope of a function call; pop closes it.
-func (v *vars) push() { v.scopes = append(v.scopes, map[string]expand.Variable{}) }
-func (v *vars) pop()  { v.scopes = v.scopes[:len(v.scopes)-1] }
+func (v *vars) push() {
+	v.scopes = append(v.scopes, map[string]expand.Variable{})
+	v.attrs = append(v.attrs, map[string]string{})
+}
+
+func (v *vars) pop() {
+	v.scopes = v.scopes[:len(v.scopes)-1]
+	v.attrs = v.attrs[:len(v.attrs)-1]
+}
 
 // lookup finds name in the innermost scope that has it.
 func (v *vars) lookup(name string) (expand.Variable, int) {
@@ -100,6 +148,8 @@ func (e env) Get(name string) expand.Variable {
 		return str(r.opts.flags())
 	case "PWD":
 		return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: r.dir}
+	case "LINENO":
+		return str(strconv.FormatUint(uint64(r.line), 10))
 	case "RANDOM":
 		return str(strconv.Itoa(randomN(32768)))
 	case "SECONDS":
@@ -116,22 +166,6 @@ func (e env) Get(name string) expand.Variable {
 			return vr
 		}
 		return str("/bin/sh")
-	}
-	if id, ok := strings.CutPrefix(name, anchorPrefix); ok {
-		return str(r.anchoredReplace(id))
-	}
-	if arr, ok := strings.CutPrefix(name, lengthPrefix); ok {
-		vr := e.Get(arr)
-		n := 0
-		switch {
-		case vr.Kind == expand.Indexed:
-			n = len(vr.List)
-		case vr.Kind == expand.Associative:
-			n = len(vr.Map)
-		case vr.IsSet():
-			n = 1
-		}
-		return str(strconv.Itoa(n))
 	}
 	if name != "" && name[0] >= '1' && name[0] <= '9' {
 		n, err := strconv.Atoi(name)
@@ -232,6 +266,7 @@ func validName(s string) bool {
 type shellOpts struct {
 	errexit, nounset, pipefail, xtrace, noglob, noexec, verbose bool
 	nullglob, dotglob, globstar, nocaseglob, extglob            bool
+	allexport, noclobber, lastpipe, nocasematch                 bool
 }
 
 // flags is $-.
