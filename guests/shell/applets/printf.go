@@ -116,6 +116,19 @@ func (f *printfState) format(out *strings.Builder, format string, args []string)
 			f.status = 1
 			return used, true
 		}
+		if format[j] == '(' {
+			// %(FORMAT)T: a time (printf_bash.go).
+			end := strings.Index(format[j:], ")T")
+			if end < 0 {
+				f.p.errorf("printf", "%s: invalid conversion specification", format[i:])
+				f.status = 1
+				return used, true
+			}
+			arg, _ := next()
+			out.WriteString(fmt.Sprintf("%"+flags+width+"s", printfTime(format[j+1:j+end], arg)))
+			i = j + end + 1
+			continue
+		}
 		verb := format[j]
 		spec := "%" + flags + width
 		if hasPrec {
@@ -132,7 +145,7 @@ func (f *printfState) format(out *strings.Builder, format string, args []string)
 				return used, true
 			}
 		case 'q':
-			out.WriteString(fmt.Sprintf(spec+"s", shellQuote(arg)))
+			out.WriteString(fmt.Sprintf(spec+"s", bashQuote(arg)))
 		case 'c':
 			r, _ := utf8.DecodeRuneInString(arg)
 			if arg == "" {
@@ -231,22 +244,4 @@ func (f *printfState) toFloat(s string) float64 {
 		return 0
 	}
 	return v
-}
-
-// shellQuote quotes s so that the shell reads it back as one word.
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./-_", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
