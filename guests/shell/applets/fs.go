@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -38,6 +39,12 @@ func (p *Proc) Open(name string) (io.ReadCloser, error) {
 	case "/dev/null":
 		return nopCloser{strings.NewReader("")}, nil
 	}
+	if r, _, ok := p.devFD(name); ok {
+		if r == nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EBADF}
+		}
+		return nopCloser{r}, nil
+	}
 	full := p.Path(name)
 	f, err := os.Open(full)
 	if err != nil {
@@ -48,6 +55,33 @@ func (p *Proc) Open(name string) (io.ReadCloser, error) {
 		return nil, &fs.PathError{Op: "read", Path: full, Err: syscall.EISDIR}
 	}
 	return f, nil
+}
+
+// devFD resolves /dev/fd/N (and /dev/stdin's siblings by number)
+// through the shell's descriptors; ok is false for other names or
+// outside a shell.
+func (p *Proc) devFD(name string) (io.Reader, io.Writer, bool) {
+	rest, found := strings.CutPrefix(name, "/dev/fd/")
+	if !found || p.FD == nil {
+		return nil, nil, false
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 0 {
+		return nil, nil, false
+	}
+	switch n {
+	case 0:
+		return p.Stdin, nil, true
+	case 1:
+		return nil, p.Stdout, true
+	case 2:
+		return nil, p.Stderr, true
+	}
+	r, w, ok := p.FD(n)
+	if !ok {
+		return nil, nil, true
+	}
+	return r, w, true
 }
 
 // nopWriteCloser keeps an applet from closing p.Stdout or p.Stderr.
@@ -65,6 +99,12 @@ func (p *Proc) Create(name string, appendTo bool) (io.WriteCloser, error) {
 		return nopWriteCloser{p.Stdout}, nil
 	case "/dev/stderr":
 		return nopWriteCloser{p.Stderr}, nil
+	}
+	if _, w, ok := p.devFD(name); ok {
+		if w == nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EBADF}
+		}
+		return nopWriteCloser{w}, nil
 	}
 	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	if appendTo {

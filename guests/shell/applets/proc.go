@@ -34,6 +34,10 @@ type Proc struct {
 	// reading stdin): exported variables and Dir are inherited. The shell
 	// sets it; when nil, sh reports that no shell is available.
 	Shell func(p *Proc, run ShellRun) int
+	// FD gives the shell's open descriptor n for the path /dev/fd/n
+	// (exec 3<file, process substitution <(...)): a reader, a writer, or
+	// both. Nil outside a shell.
+	FD func(n int) (io.Reader, io.Writer, bool)
 }
 
 // ShellRun is one script for Proc.Shell.

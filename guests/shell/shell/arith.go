@@ -59,7 +59,7 @@ func (r *runner) arithm(x syntax.ArithmExpr) (int, error) {
 		return 0, nil
 	}
 	if w, ok := x.(*syntax.Word); ok {
-		if lit := w.Lit(); lit != "" {
+		if lit := w.Lit(); lit != "" && (lit[0] != '0' || lit == "0") {
 			if n, err := strconv.Atoi(lit); err == nil {
 				return n, nil // the common case: a plain number
 			}

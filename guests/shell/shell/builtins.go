@@ -58,6 +58,8 @@ func init() {
 		"mapfile":   builtinMapfile,
 		"readarray": builtinMapfile,
 		"printf":    builtinPrintf,
+		"test":      builtinTest,
+		"[":         builtinTest,
 		"wait":      func(*runner, []string) (int, error) { return 0, nil },
 		"hash":      func(*runner, []string) (int, error) { return 0, nil },
 		"umask":     builtinUmask,
@@ -315,7 +317,7 @@ func builtinSet(r *runner, args []string) (int, error) {
 // printOptions is set -o (or +o) without a name.
 func (r *runner) printOptions(human bool) {
 	var b strings.Builder
-	for _, name := range []string{"errexit", "noexec", "noglob", "nounset", "pipefail", "verbose", "xtrace"} {
+	for _, name := range []string{"allexport", "errexit", "noclobber", "noexec", "noglob", "nounset", "pipefail", "verbose", "xtrace"} {
 		on := *r.opts.named(name)
 		if human {
 			state := "off"
@@ -405,6 +407,16 @@ func builtinUnset(r *runner, args []string) (int, error) {
 			}
 			continue
 		}
+		if vr, scope := r.vars.lookup(name); vr.ReadOnly {
+			r.errorf(r.line, "unset: %s: cannot unset: readonly variable", name)
+			status = 1
+			continue
+		} else if vr.Local && scope == len(r.vars.scopes)-1 && scope > 0 {
+			// A function's own local stays declared (and shadowing),
+			// without a value, as in bash.
+			r.vars.scopes[scope][name] = expand.Variable{Local: true}
+			continue
+		}
 		if err := r.env.Set(name, expand.Variable{}); err != nil {
 			r.errorf(r.line, "unset: %s: cannot unset: readonly variable", name)
 			status = 1
@@ -476,13 +488,29 @@ func builtinSource(r *runner, args []string) (int, error) {
 	return r.status, err
 }
 
+// keywords are bash's reserved words, for type and command -v.
+var keywords = map[string]bool{"if": true, "then": true, "else": true, "elif": true, "fi": true,
+	"case": true, "esac": true, "for": true, "select": true, "while": true, "until": true,
+	"do": true, "done": true, "in": true, "function": true, "time": true, "{": true, "}": true,
+	"!": true, "[[": true, "]]": true, "coproc": true}
+
+// bashBuiltins are commands bash builds in that are applets here; type
+// calls them builtins, as bash does.
+var bashBuiltins = map[string]bool{"echo": true, "printf": true, "test": true, "[": true,
+	"true": true, "false": true, "kill": true}
+
 // kindOf says what a command name is: function, builtin, applet, or "".
 func (r *runner) kindOf(name string) string {
+	if keywords[name] {
+		return "keyword"
+	}
 	if _, ok := r.funcs[name]; ok {
 		return "function"
 	}
-	if _, ok := builtins[name]; ok {
-		return "builtin"
+	if _, ok := builtins[name]; ok || bashBuiltins[name] {
+		if _, ok := r.reg.Lookup(name); ok || builtins[name] != nil {
+			return "builtin"
+		}
 	}
 	if _, ok := r.reg.Lookup(name); ok {
 		return "file"
@@ -514,7 +542,8 @@ run:
 		return 0, nil
 	}
 	if describe {
-		status := 0
+		// bash: success if any name is found.
+		status := 1
 		for _, name := range rest {
 			kind := r.kindOf(name)
 			switch {
@@ -522,12 +551,15 @@ run:
 				if verbose {
 					r.errorf(r.line, "command: %s: not found", name)
 				}
-				status = 1
+				continue
 			case verbose:
+				status = 0
 				r.out(describeCommand(name, kind))
 			case kind == "file":
-				r.out("/bin/" + name + "\n")
+				status = 0
+				r.out("/usr/bin/" + name + "\n")
 			default:
+				status = 0
 				r.out(name + "\n")
 			}
 		}
@@ -543,8 +575,10 @@ func describeCommand(name, kind string) string {
 		return name + " is a function\n"
 	case "builtin":
 		return name + " is a shell builtin\n"
+	case "keyword":
+		return name + " is a shell keyword\n"
 	}
-	return name + " is /bin/" + name + "\n"
+	return name + " is /usr/bin/" + name + "\n"
 }
 
 func builtinBuiltin(r *runner, args []string) (int, error) {
@@ -590,7 +624,7 @@ func builtinWhich(r *runner, args []string) (int, error) {
 			continue
 		}
 		if _, ok := r.reg.Lookup(name); ok {
-			r.out("/bin/" + name + "\n")
+			r.out("/usr/bin/" + name + "\n")
 			continue
 		}
 		status = 1
@@ -612,10 +646,21 @@ func builtinExec(r *runner, args []string) (int, error) {
 // on them are accepted and never run; ERR, DEBUG and RETURN are refused.
 func builtinTrap(r *runner, args []string) (int, error) {
 	rest := args[1:]
+	if len(rest) > 0 && rest[0] == "--" {
+		rest = rest[1:]
+	}
 	if len(rest) == 0 || rest[0] == "-p" {
-		if r.exitTrap != "" {
-			q, _ := syntax.Quote(r.exitTrap, syntax.LangBash)
-			r.out("trap -- " + q + " EXIT\n")
+		// trap and trap -p list the traps set (trap -p SIG: those named).
+		want := map[string]bool{}
+		for _, s := range rest[min(len(rest), 1):] {
+			want[trapName(s)] = true
+		}
+		for _, name := range []string{"EXIT", "ERR", "RETURN"} {
+			action, ok := r.traps[name]
+			if !ok || (len(want) > 0 && !want[name]) {
+				continue
+			}
+			r.out("trap -- " + shellQuote(action) + " " + name + "\n")
 		}
 		return 0, nil
 	}
@@ -629,19 +674,50 @@ func builtinTrap(r *runner, args []string) (int, error) {
 		sigs, action = rest, "-"
 	}
 	for _, s := range sigs {
-		switch strings.TrimPrefix(strings.ToUpper(s), "SIG") {
-		case "EXIT", "0":
-			if action == "-" {
-				r.exitTrap = ""
-			} else {
-				r.exitTrap = action
+		name := trapName(s)
+		switch name {
+		case "EXIT", "ERR", "RETURN":
+			if r.traps == nil {
+				r.traps = map[string]string{}
 			}
-		case "ERR", "DEBUG", "RETURN":
-			r.errorf(r.line, "trap: %s traps are not supported", s)
+			if action == "-" {
+				delete(r.traps, name)
+			} else {
+				r.traps[name] = action
+			}
+			if name == "EXIT" {
+				r.exitTrap = r.traps["EXIT"]
+			}
+		case "DEBUG":
+			r.errorf(r.line, "trap: DEBUG traps are not supported")
+			return 1, nil
+		case "HUP", "INT", "QUIT", "TERM", "KILL", "USR1", "USR2", "PIPE", "ALRM", "CHLD", "TSTP", "CONT", "WINCH":
+			// Signals never reach the sandbox: accepted, never run.
+		default:
+			r.errorf(r.line, "trap: %s: invalid signal specification", s)
 			return 1, nil
 		}
 	}
 	return 0, nil
+}
+
+// trapName is a signal or condition name without SIG, upper case; 0 is
+// EXIT.
+func trapName(s string) string {
+	s = strings.TrimPrefix(strings.ToUpper(s), "SIG")
+	switch s {
+	case "0":
+		return "EXIT"
+	case "1":
+		return "HUP"
+	case "2":
+		return "INT"
+	case "3":
+		return "QUIT"
+	case "15":
+		return "TERM"
+	}
+	return s
 }
 
 func builtinShopt(r *runner, args []string) (int, error) {
@@ -663,6 +739,10 @@ func builtinShopt(r *runner, args []string) (int, error) {
 			return &r.opts.nocaseglob
 		case "extglob":
 			return &r.opts.extglob
+		case "lastpipe":
+			return &r.opts.lastpipe
+		case "nocasematch":
+			return &r.opts.nocasematch
 		}
 		return nil
 	}
@@ -676,11 +756,6 @@ func builtinShopt(r *runner, args []string) (int, error) {
 		}
 		switch {
 		case strings.Contains(mode, "s"):
-			if name == "extglob" {
-				r.errorf(r.line, "shopt: extglob is not supported")
-				status = 1
-				continue
-			}
 			*p = true
 		case strings.Contains(mode, "u"):
 			*p = false
@@ -1038,16 +1113,19 @@ func builtinUlimit(r *runner, args []string) (int, error) {
 // declare implements declare, typeset, local, export and readonly, for the
 // parsed form (DeclClause) and when called as a command.
 type declare struct {
-	r       *runner
-	variant string
-	export  *bool // -x / +x (export -n)
-	ronly   bool
-	kind    expand.ValueKind
-	global  bool
-	print   bool
-	funcs   bool
-	status  int
-	names   int // names declared or shown
+	r         *runner
+	variant   string
+	export    *bool // -x / +x (export -n)
+	ronly     bool
+	kind      expand.ValueKind
+	global    bool
+	print     bool
+	funcs     bool
+	status    int
+	names     int    // names declared or shown
+	attrs     string // -i -l -u letters to add
+	unattrs   string // +i +l +u letters to remove
+	funcNames bool   // -F: names only
 }
 
 func builtinDeclare(r *runner, args []string) (int, error) {
@@ -1150,10 +1228,18 @@ func (d *declare) word(w string) error {
 				d.global = true
 			case 'p':
 				d.print = true
-			case 'f', 'F':
+			case 'f':
 				d.funcs = true
-			case 'i', 'l', 'u', 't':
-				// Integer and case attributes are accepted and ignored.
+			case 'F':
+				d.funcs, d.funcNames = true, true
+			case 'i', 'l', 'u':
+				if on {
+					d.attrs += string(c)
+				} else {
+					d.unattrs += string(c)
+				}
+			case 't':
+				// Tracing has no meaning without DEBUG traps.
 			default:
 				d.r.errorf(d.r.line, "%s: -%c: invalid option", d.variant, c)
 				d.status = statusUsage
@@ -1229,6 +1315,19 @@ func (d *declare) assign(as *syntax.Assign) error {
 			r.vars.scopes[0][name] = expand.Variable{Kind: d.kind}
 		}
 	}
+	if d.attrs != "" || d.unattrs != "" {
+		r.vars.setAttrs(name, d.unattrs, true)
+		r.vars.setAttrs(name, d.attrs, false)
+		if vr := r.env.Get(name); vr.IsSet() && vr.Kind == expand.String && d.attrs != "" {
+			// declare -l x=ABC: the attribute applies to the value given.
+			v, err := r.applyAttrs(name, vr.Str)
+			if err == nil {
+				vr.Str = v
+				_, scope := r.vars.lookup(name)
+				r.vars.scopes[scope][name] = vr
+			}
+		}
+	}
 	if d.export != nil || d.ronly {
 		_, scope := r.vars.lookup(name)
 		if scope < 0 {
@@ -1247,7 +1346,7 @@ func (d *declare) assign(as *syntax.Assign) error {
 	return nil
 }
 
-// show prints one variable (declare -p) or function (declare -f).
+// show prints one variable (declare -p) or function (declare -f, -F).
 func (d *declare) show(name string) {
 	r := d.r
 	if d.funcs {
@@ -1256,26 +1355,83 @@ func (d *declare) show(name string) {
 			d.status = 1
 			return
 		}
-		var b bytes.Buffer
-		syntax.NewPrinter().Print(&b, &syntax.FuncDecl{Name: &syntax.Lit{Value: name}, Parens: true, Body: body})
-		r.out(b.String() + "\n")
+		if d.funcNames {
+			if d.names > 0 {
+				r.out(name + "\n")
+			} else {
+				r.out("declare -f " + name + "\n")
+			}
+			return
+		}
+		r.out(formatFunc(name, body))
 		return
 	}
-	vr := r.env.Get(name)
-	if !vr.Declared() {
+	vr, scope := r.vars.lookup(name)
+	if scope < 0 {
+		vr = r.env.Get(name)
+	}
+	if scope < 0 && !vr.IsSet() {
 		r.errorf(r.line, "%s: %s: not found", d.variant, name)
 		d.status = 1
 		return
 	}
-	flags := vr.Flags()
+	flags := r.declFlagsOf(name, vr)
 	if flags == "" {
 		flags = "-"
 	}
 	line := "declare -" + flags + " " + name
 	if vr.IsSet() {
-		line += "=" + quoteValue(vr)
+		line += "=" + declValue(vr)
 	}
 	r.out(line + "\n")
+}
+
+// declFlagsOf are a variable's attribute letters in bash's order.
+func (r *runner) declFlagsOf(name string, vr expand.Variable) string {
+	attrs := r.vars.attrsOf(name)
+	var b strings.Builder
+	switch vr.Kind {
+	case expand.Indexed:
+		b.WriteByte('a')
+	case expand.Associative:
+		b.WriteByte('A')
+	}
+	if strings.Contains(attrs, "i") {
+		b.WriteByte('i')
+	}
+	if vr.ReadOnly {
+		b.WriteByte('r')
+	}
+	if vr.Exported {
+		b.WriteByte('x')
+	}
+	for _, c := range "lu" {
+		if strings.ContainsRune(attrs, c) {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// formatFunc prints a function as declare -f and type do: the name, then
+// the body's commands one per line, indented by four spaces.
+func formatFunc(name string, body *syntax.Stmt) string {
+	var b strings.Builder
+	b.WriteString(name + " () \n{ \n")
+	stmts := []*syntax.Stmt{body}
+	if blk, ok := body.Cmd.(*syntax.Block); ok && len(body.Redirs) == 0 {
+		stmts = blk.Stmts
+	}
+	printer := syntax.NewPrinter(syntax.Indent(4))
+	for _, st := range stmts {
+		var sb bytes.Buffer
+		printer.Print(&sb, st)
+		for _, l := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
+			b.WriteString("    " + l + "\n")
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
 }
 
 // finish handles the forms without names, which list: export (-p),

@@ -53,7 +53,7 @@ func (r *runner) call(c *syntax.CallExpr) error {
 				r.status = 1
 				return nil
 			}
-			v, err := r.literal(as.Value)
+			v, err := r.assignValue(as.Value)
 			if err != nil {
 				return r.expandFailed(err)
 			}
@@ -138,6 +138,7 @@ func (r *runner) proc(prefix map[string]string) *applets.Proc {
 		Ctx:      r.ctx,
 		Registry: r.reg,
 		Shell:    r.childShell,
+		FD:       r.openFD,
 	}
 }
 
@@ -284,7 +285,7 @@ func (r *runner) assign(as *syntax.Assign, local bool) error {
 			return err
 		}
 	case as.Index != nil:
-		val, err := r.literal(as.Value)
+		val, err := r.assignValue(as.Value)
 		if err != nil {
 			return err
 		}
@@ -292,16 +293,31 @@ func (r *runner) assign(as *syntax.Assign, local bool) error {
 			return err
 		}
 	default:
-		val, err := r.literal(as.Value)
+		val, err := r.assignValue(as.Value)
 		if err != nil {
 			return err
 		}
+		integer := strings.Contains(r.vars.attrsOf(name), "i")
 		switch {
+		case as.Append && integer:
+			// n+=3 with declare -i adds.
+			a, err := r.arith(varString(cur))
+			if err != nil {
+				return err
+			}
+			b, err := r.arith(val)
+			if err != nil {
+				return err
+			}
+			val = strconv.Itoa(a + b)
 		case as.Append && cur.Kind == expand.Indexed:
 			old, _ := arrayGet(&cur, 0)
 			val = old + val
 		case as.Append:
 			val = cur.String() + val
+		}
+		if val, err = r.applyAttrs(name, val); err != nil {
+			return err
 		}
 		if vr.Kind == expand.Unknown {
 			switch cur.Kind {
@@ -351,7 +367,7 @@ func (r *runner) arrayValue(name string, cur expand.Variable, as *syntax.Assign)
 			if err != nil {
 				return vr, err
 			}
-			v, err := r.literal(el.Value)
+			v, err := r.assignValue(el.Value)
 			if err != nil {
 				return vr, err
 			}
@@ -375,7 +391,7 @@ func (r *runner) arrayValue(name string, cur expand.Variable, as *syntax.Assign)
 			if err != nil {
 				return vr, wrapExpand(err)
 			}
-			v, err := r.literal(el.Value)
+			v, err := r.assignValue(el.Value)
 			if err != nil {
 				return vr, err
 			}

@@ -174,9 +174,11 @@ func (r *runner) procSubst(ps *syntax.ProcSubst) (string, error) {
 		r.setFDEntry(n, &fdEntry{w: pw})
 		p.end = func() { pw.Close() }
 	}
-	stop := func() {
-		pr.CloseWithError(io.ErrClosedPipe)
-		pw.CloseWithError(io.ErrClosedPipe)
+	// When the command ends: the reader of <(…) sees end of input; a
+	// writer to >(…) gets a broken pipe.
+	stop := func() { pw.Close() }
+	if ps.Op != syntax.CmdIn {
+		stop = func() { pr.CloseWithError(io.ErrClosedPipe) }
 	}
 	go func() {
 		defer close(p.done)

@@ -51,7 +51,20 @@ func (r *runner) pipeline(c *syntax.BinaryCmd) error {
 
 	statuses := make([]int, n)
 	var wg sync.WaitGroup
+	// With lastpipe the last stage runs in this shell (read sets a
+	// variable here), as bash does.
+	lastHere := r.opts.lastpipe
+	var lastErr error
 	for i, st := range stages {
+		if i == n-1 && lastHere {
+			oldIn := r.stdin
+			r.stdin = readers[i-1]
+			lastErr = r.stmt(st.stmt)
+			statuses[i] = r.status
+			readers[i-1].Close()
+			r.stdin = oldIn
+			continue
+		}
 		sub := r.subshell()
 		if i > 0 {
 			sub.stdin = readers[i-1]
@@ -88,6 +101,7 @@ func (r *runner) pipeline(c *syntax.BinaryCmd) error {
 	if err := r.checkCancel(); err != nil {
 		return err
 	}
+	r.pipeStatus = statuses
 	r.status = statuses[n-1]
 	if r.opts.pipefail {
 		for i := n - 1; i >= 0; i-- {
@@ -97,5 +111,5 @@ func (r *runner) pipeline(c *syntax.BinaryCmd) error {
 			}
 		}
 	}
-	return nil
+	return lastErr
 }

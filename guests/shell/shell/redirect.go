@@ -176,7 +176,7 @@ func (r *runner) redirect(redirs []*syntax.Redirect, persist bool) (restore func
 			} else {
 				// {name}>file: a new descriptor, its number in $name;
 				// {name}>&- closes the one $name holds.
-				name := rd.N.Value
+				name := strings.TrimSuffix(strings.TrimPrefix(rd.N.Value, "{"), "}")
 				if (rd.Op == syntax.DplOut || rd.Op == syntax.DplIn) && rd.Word.Lit() == "-" {
 					n, convErr := strconv.Atoi(r.env.Get(name).String())
 					if convErr != nil {

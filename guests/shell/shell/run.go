@@ -256,8 +256,6 @@ func checkSupported(node syntax.Node) error {
 			}
 		case *syntax.CoprocClause:
 			at(n, "coprocesses (coproc) are not supported")
-		case *syntax.ProcSubst:
-			at(n, "process substitution (%s...) is not supported; write to a file under /tmp and read it instead", n.Op)
 		case *syntax.ForClause:
 			if n.Select {
 				at(n, "select is not supported")
@@ -265,8 +263,8 @@ func checkSupported(node syntax.Node) error {
 		case *syntax.ExtGlob:
 			at(n, "extended globs (%s...)) are not supported", n.Op)
 		case *syntax.Redirect:
-			if n.N != nil && !isDigitString(n.N.Value) {
-				at(n, "named file descriptors ({%s}) are not supported", n.N.Value)
+			if n.N != nil && !isDigitString(n.N.Value) && !validName(strings.Trim(n.N.Value, "{}")) {
+				at(n, "%s: not a valid descriptor name", n.N.Value)
 			}
 		case *syntax.FuncDecl:
 			if n.Name == nil {

@@ -60,6 +60,10 @@ type runner struct {
 	line      uint // line of the command running, for diagnostics
 	started   time.Time
 	exitTrap  string
+	// traps holds the EXIT, ERR and RETURN traps.
+	traps map[string]string
+	// pipeStatus is PIPESTATUS: the statuses of the last pipeline.
+	pipeStatus []int
 
 	// substStatus is the status of the last command substitution, which
 	// becomes $? for a command made only of assignments.
@@ -118,6 +122,7 @@ func (r *runner) subshell() *runner {
 	c.procSubs = nil
 	c.isSub = true
 	c.exitTrap = ""
+	c.traps = nil
 	return &c
 }
 
@@ -172,6 +177,15 @@ func (r *runner) stmt(s *syntax.Stmt) error {
 	if s.Negated {
 		r.noErrexit--
 	}
+	switch c := s.Cmd.(type) {
+	case *syntax.BinaryCmd:
+		if c.Op != syntax.Pipe && c.Op != syntax.PipeAll {
+			break
+		}
+	case *syntax.CallExpr, *syntax.Subshell, *syntax.ArithmCmd, *syntax.TestClause,
+		*syntax.DeclClause, *syntax.LetClause:
+		r.pipeStatus = append(r.pipeStatus[:0], r.status)
+	}
 	restore()
 	if err != nil {
 		return err
@@ -200,7 +214,20 @@ func (r *runner) afterSimple(s *syntax.Stmt) error {
 	if r.pipe != nil && r.pipe.broken.Load() {
 		return &exitSignal{applets.StatusBrokenPipe}
 	}
-	if r.status == 0 || !r.opts.errexit || r.noErrexit > 0 {
+	if r.status == 0 || r.noErrexit > 0 {
+		return nil
+	}
+	if trap := r.traps["ERR"]; trap != "" && simpleFailure(s) {
+		status := r.status
+		r.noErrexit++
+		err := r.evalString(trap)
+		r.noErrexit--
+		r.status = status
+		if err != nil {
+			return err
+		}
+	}
+	if !r.opts.errexit {
 		return nil
 	}
 	switch c := s.Cmd.(type) {
@@ -213,6 +240,19 @@ func (r *runner) afterSimple(s *syntax.Stmt) error {
 		}
 	}
 	return &exitSignal{r.status}
+}
+
+// simpleFailure reports whether a failed statement triggers ERR and
+// set -e itself (compound commands have already checked their parts).
+func simpleFailure(s *syntax.Stmt) bool {
+	switch c := s.Cmd.(type) {
+	case *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause,
+		*syntax.Block, *syntax.FuncDecl:
+		return false
+	case *syntax.BinaryCmd:
+		return c.Op != syntax.AndStmt && c.Op != syntax.OrStmt
+	}
+	return true
 }
 
 // command runs one command and sets r.status.

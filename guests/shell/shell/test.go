@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -35,7 +36,7 @@ func (r *runner) testExpr(x syntax.TestExpr) (bool, error) {
 		}
 		switch x.Op {
 		case syntax.TsVarSet:
-			return r.env.Get(s).IsSet(), nil
+			return r.varIsSet(s), nil
 		case syntax.TsOptSet:
 			if p := r.opts.named(s); p != nil {
 				return *p, nil
@@ -123,4 +124,61 @@ func (r *runner) testExpr(x syntax.TestExpr) (bool, error) {
 		return applets.BinaryTest(r.proc(nil), x.Op.String(), left, right)
 	}
 	return false, fmt.Errorf("unsupported test expression")
+}
+
+// varIsSet is -v NAME: a variable, an array element NAME[I] or a
+// positional parameter that is set.
+func (r *runner) varIsSet(ref string) bool {
+	name, index, err := parseRef(ref)
+	if err != nil {
+		return false
+	}
+	if isDigitString(name) {
+		n, _ := strconv.Atoi(name)
+		return n <= len(r.params)
+	}
+	e := r.newExpander(false)
+	v, err := e.lookupText(name, index)
+	if err != nil {
+		return false
+	}
+	if v.isArr {
+		return len(v.list) > 0
+	}
+	return v.set
+}
+
+// builtinTest is test and [: bash builds them in, so -v sees the
+// shell's variables; everything else is the applet's.
+func builtinTest(r *runner, args []string) (int, error) {
+	a, ok := r.reg.Lookup(args[0])
+	if !ok {
+		r.errorf(r.line, "%s: command not found", args[0])
+		return statusNotFound, nil
+	}
+	var fixed []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-v" && i+1 < len(args) && i != 2 {
+			if _, _, err := parseRef(args[i+1]); err == nil {
+				// -v NAME becomes -n with a non-empty word if set.
+				set := ""
+				if r.varIsSet(args[i+1]) {
+					set = "1"
+				}
+				if fixed == nil {
+					fixed = append([]string(nil), args[:i]...)
+				}
+				fixed = append(fixed, "-n", set)
+				i++
+				continue
+			}
+		}
+		if fixed != nil {
+			fixed = append(fixed, args[i])
+		}
+	}
+	if fixed != nil {
+		args = fixed
+	}
+	return r.runApplet(a, args, nil), nil
 }

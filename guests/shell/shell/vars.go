@@ -148,6 +148,12 @@ func (e env) Get(name string) expand.Variable {
 		return str(r.opts.flags())
 	case "PWD":
 		return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: r.dir}
+	case "PIPESTATUS":
+		list := make([]string, len(r.pipeStatus))
+		for i, st := range r.pipeStatus {
+			list[i] = strconv.Itoa(st)
+		}
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: list}
 	case "LINENO":
 		return str(strconv.FormatUint(uint64(r.line), 10))
 	case "RANDOM":
@@ -220,7 +226,7 @@ func (e env) Set(name string, vr expand.Variable) error {
 	case !vr.IsSet():
 		delete(v.scopes[scope], name)
 	default:
-		vr.Exported = vr.Exported || old.Exported
+		vr.Exported = vr.Exported || old.Exported || e.r.opts.allexport
 		vr.ReadOnly = vr.ReadOnly || old.ReadOnly
 		vr.Local = old.Local
 		if name == "PWD" {
@@ -275,7 +281,7 @@ func (o shellOpts) flags() string {
 	for _, f := range []struct {
 		on bool
 		c  byte
-	}{{o.errexit, 'e'}, {o.noglob, 'f'}, {o.noexec, 'n'}, {o.nounset, 'u'}, {o.verbose, 'v'}, {o.xtrace, 'x'}} {
+	}{{o.allexport, 'a'}, {o.errexit, 'e'}, {o.noglob, 'f'}, {o.noexec, 'n'}, {o.nounset, 'u'}, {o.verbose, 'v'}, {o.xtrace, 'x'}, {true, 'h'}, {true, 'B'}, {o.noclobber, 'C'}} {
 		if f.on {
 			b.WriteByte(f.c)
 		}
@@ -300,6 +306,10 @@ func (o *shellOpts) named(name string) *bool {
 		return &o.noexec
 	case "verbose":
 		return &o.verbose
+	case "allexport":
+		return &o.allexport
+	case "noclobber":
+		return &o.noclobber
 	}
 	return nil
 }
@@ -319,6 +329,10 @@ func (o *shellOpts) letter(c byte) *bool {
 		return &o.noexec
 	case 'v':
 		return &o.verbose
+	case 'a':
+		return &o.allexport
+	case 'C':
+		return &o.noclobber
 	}
 	return nil
 }

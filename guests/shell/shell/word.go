@@ -175,6 +175,11 @@ func (e *expander) part(p syntax.WordPart, q quoting, first, more bool) error {
 		e.lit(s, q)
 	case *syntax.SglQuoted:
 		s := p.Value
+		if q != unquoted && !p.Dollar {
+			// Inside double quotes ("${x:-'q'}") single quotes are text.
+			e.add("'"+s+"'", true)
+			return nil
+		}
 		if p.Dollar {
 			s, _, _ = expand.Format(nil, s, nil)
 			s, _, _ = strings.Cut(s, "\x00")
