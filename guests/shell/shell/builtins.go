@@ -655,7 +655,7 @@ func builtinTrap(r *runner, args []string) (int, error) {
 		for _, s := range rest[min(len(rest), 1):] {
 			want[trapName(s)] = true
 		}
-		for _, name := range []string{"EXIT", "ERR", "RETURN"} {
+		for _, name := range []string{"EXIT", "DEBUG", "ERR", "RETURN"} {
 			action, ok := r.traps[name]
 			if !ok || (len(want) > 0 && !want[name]) {
 				continue
@@ -676,7 +676,7 @@ func builtinTrap(r *runner, args []string) (int, error) {
 	for _, s := range sigs {
 		name := trapName(s)
 		switch name {
-		case "EXIT", "ERR", "RETURN":
+		case "EXIT", "ERR", "RETURN", "DEBUG":
 			if r.traps == nil {
 				r.traps = map[string]string{}
 			}
@@ -688,9 +688,6 @@ func builtinTrap(r *runner, args []string) (int, error) {
 			if name == "EXIT" {
 				r.exitTrap = r.traps["EXIT"]
 			}
-		case "DEBUG":
-			r.errorf(r.line, "trap: DEBUG traps are not supported")
-			return 1, nil
 		case "HUP", "INT", "QUIT", "TERM", "KILL", "USR1", "USR2", "PIPE", "ALRM", "CHLD", "TSTP", "CONT", "WINCH":
 			// Signals never reach the sandbox: accepted, never run.
 		default:

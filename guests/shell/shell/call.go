@@ -69,6 +69,17 @@ func (r *runner) call(c *syntax.CallExpr) error {
 	if r.opts.noexec {
 		return nil
 	}
+	if trap := r.traps["DEBUG"]; trap != "" && !r.inDebugTrap {
+		// DEBUG runs before each simple command, with $? unchanged.
+		status := r.status
+		r.inDebugTrap = true
+		err := r.evalString(trap)
+		r.inDebugTrap = false
+		r.status = status
+		if err != nil {
+			return err
+		}
+	}
 	return r.exec(args, prefix, false)
 }
 
@@ -205,6 +216,17 @@ func (r *runner) callFunc(name string, body *syntax.Stmt, args []string) error {
 	r.depth--
 	r.vars.pop()
 	r.params, r.funcNames, r.loops = oldParams, oldNames, oldLoops
+	if trap := r.traps["RETURN"]; trap != "" && r.ctx.Err() == nil {
+		status := r.status
+		if rs, ok := err.(*returnSignal); ok {
+			// bash runs the trap after return's own (successful) status.
+			status, r.status = rs.code, 0
+		}
+		if terr := r.evalString(trap); terr != nil {
+			return terr
+		}
+		r.status = status
+	}
 	var rs *returnSignal
 	if errors.As(err, &rs) {
 		r.status = rs.code

@@ -61,7 +61,8 @@ type runner struct {
 	started   time.Time
 	exitTrap  string
 	// traps holds the EXIT, ERR and RETURN traps.
-	traps map[string]string
+	traps       map[string]string
+	inDebugTrap bool
 	// pipeStatus is PIPESTATUS: the statuses of the last pipeline.
 	pipeStatus []int
 
