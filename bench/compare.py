@@ -86,6 +86,135 @@ console.log(res.length, res.reduce((s, r) => s + r.value, 0));
 """
 
 
+# Shell rows (issue 21): a 10 MB log through a pipeline, and jq over a 5 MB JSON array. The data
+# is written into the sandbox through the shell's stdin before timing; the native column runs the
+# same command with GNU tools and jq 1.6 (LC_ALL=C) on a host copy of the same data.
+LOG_BYTES = 10 * 1024 * 1024
+JSON_BYTES = 5 * 1024 * 1024
+PIPELINE_SH = "grep ERROR {f} | sort | uniq -c | sort -rn | head -5"
+JQ_SH = ("jq -c '[.[] | select(.status >= 400) | .endpoint] | group_by(.) | map({{e: .[0], n: length}})"
+         " | sort_by(.n) | reverse | .[0:3]' {f}")
+
+
+# The data is made inside the sandbox by JavaScript (the reference takes at most 8 KB of stdin per
+# call), with the MINSTD generator, whose products stay exact in doubles; make_log and make_json
+# are the same generator in Python, for the native column and the expected outputs.
+LOG_JS = """
+let x = 7, n = 0; const out = [];
+const next = (m) => { x = (x * 48271) % 2147483647; return x % m; };
+const levels = ["INFO", "INFO", "INFO", "INFO", "INFO", "INFO", "WARN", "WARN", "ERROR"];
+while (n < @BYTES@) {
+  const mm = String(next(60)).padStart(2, "0"), ss = String(next(60)).padStart(2, "0");
+  const line = `2026-11-22T10:${mm}:${ss} ${levels[next(9)]} pid=${next(999)} svc${next(40)} request took ${next(5000)}ms\\n`;
+  out.push(line); n += line.length;
+}
+await fs.writeFile("@PATH@", out.join(""));
+"""
+JSON_JS_DATA = """
+let x = 11, n = 0; const items = [];
+const next = (m) => { x = (x * 48271) % 2147483647; return x % m; };
+const statuses = [200, 200, 200, 201, 404, 500];
+while (n < @BYTES@) {
+  items.push({endpoint: `/api/v1/r${next(30)}`, status: statuses[next(6)], duration_ms: next(900)});
+  n += 60;
+}
+await fs.writeFile("@PATH@", JSON.stringify(items));
+"""
+
+
+class Minstd:
+    def __init__(self, seed: int) -> None:
+        self.x = seed
+
+    def next(self, m: int) -> int:
+        self.x = (self.x * 48271) % 2147483647
+        return self.x % m
+
+
+def make_log() -> str:
+    """The pipeline row's 10 MB log (a ninth of the lines ERROR), as LOG_JS makes it."""
+    g = Minstd(7)
+    levels = ["INFO"] * 6 + ["WARN"] * 2 + ["ERROR"]
+    lines, n = [], 0
+    while n < LOG_BYTES:
+        mm, ss = f"{g.next(60):02d}", f"{g.next(60):02d}"
+        line = (f"2026-11-22T10:{mm}:{ss} {levels[g.next(9)]} pid={g.next(999)} svc{g.next(40)} "
+                f"request took {g.next(5000)}ms\n")
+        lines.append(line)
+        n += len(line)
+    return "".join(lines)
+
+
+def make_json() -> str:
+    """The jq row's 5 MB array of request records, as JSON_JS_DATA makes it."""
+    g = Minstd(11)
+    statuses = [200, 200, 200, 201, 404, 500]
+    items, n = [], 0
+    while n < JSON_BYTES:
+        ep = f"/api/v1/r{g.next(30)}"
+        items.append({"endpoint": ep, "status": statuses[g.next(6)], "duration_ms": g.next(900)})
+        n += 60
+    return json.dumps(items, separators=(",", ":"))
+
+
+def pipeline_expected(log: str) -> str:
+    """What `grep ERROR | sort | uniq -c | sort -rn | head -5` prints (C locale)."""
+    from collections import Counter
+
+    counts = Counter(line for line in log.splitlines() if "ERROR" in line)
+    rows = sorted(((c, line.encode()) for line, c in counts.items()), reverse=True)[:5]
+    return "".join(f"{c:7d} {line.decode()}\n" for c, line in rows)
+
+
+def jq_expected(text: str) -> str:
+    """What the jq row prints (group_by sorts the endpoints; sort_by is stable)."""
+    from itertools import groupby
+
+    eps = sorted(x["endpoint"] for x in json.loads(text) if x["status"] >= 400)
+    groups = [{"e": k, "n": len(list(g))} for k, g in groupby(eps)]
+    groups.sort(key=lambda g: g["n"])
+    top = list(reversed(groups))[:3]
+    return json.dumps(top, separators=(",", ":")) + "\n"
+
+
+def shell_data_row(iterations: int, make_js: str, data: str, path: str, command: str,
+                   want: str) -> tuple[list[float], dict[str, Any]]:
+    from amla_sandbox import Sandbox
+
+    sb = Sandbox()
+    sb.execute(make_js)
+    expect(sb.shell(f"wc -c < {path}").strip(), str(len(data.encode())))
+    extra: dict[str, Any] = {"input_bytes": len(data.encode())}
+
+    def check(out: str) -> None:
+        if os.environ.get("AMLA_BENCH_IMPL") != "ref":
+            expect(out, want)
+        elif out != want:
+            # The reference's tools print some things differently (its sort breaks ties its own
+            # way); it must still do the whole job: as many lines, the same first column.
+            first = [ln.split()[0] for ln in out.splitlines() if ln.strip()]
+            if len(first) != len(want.splitlines()) or first != [ln.split()[0] for ln in want.splitlines()]:
+                expect(out, want)
+            extra["output_differs"] = out[:300]
+
+    times = timed(lambda: check(sb.shell(command)), iterations, lambda: check(sb.shell(command)))
+    return times, extra
+
+
+def child_shell_pipeline(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    path = "/workspace/app.log"
+    log = make_log()
+    return shell_data_row(iterations, LOG_JS.replace("@BYTES@", str(LOG_BYTES)).replace("@PATH@", path), log, path, PIPELINE_SH.format(f=path),
+                          pipeline_expected(log))
+
+
+def child_shell_jq(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    path = "/workspace/data.json"
+    text = make_json()
+    return shell_data_row(iterations, JSON_JS_DATA.replace("@BYTES@", str(JSON_BYTES)).replace("@PATH@", path), text, path, JQ_SH.format(f=path),
+                          jq_expected(text))
+
+
 def json_rows_python() -> list[dict[str, Any]]:
     """The rows JSON_JS builds, for computing the expected output."""
     return [
@@ -258,6 +387,8 @@ CHILD_WORKLOADS: dict[str, Callable[[int], tuple[list[float], dict[str, Any]]]] 
     "tool_10mb": child_tool_10mb,
     "promise_all_10": child_promise_all_10,
     "promise_all_10_async": child_promise_all_10_async,
+    "shell_pipeline_10mb": child_shell_pipeline,
+    "shell_jq_5mb": child_shell_jq,
     "cold_warm_cache": child_cold,
     "cold_empty_cache": child_cold,
     "info": lambda iterations: ([], {}),
@@ -306,9 +437,12 @@ def child_main(workload: str, iterations: int) -> None:
 class Workload:
     name: str
     title: str
-    target: float | None  # issue 8 target for ours/reference (None: informational)
+    target: float | None  # target for ours/reference (None: informational)
     iterations: int  # timed iterations per process (cold workloads: always 1)
     kind: str = "warm"  # warm | cold | cold_empty
+    # A shell row's command with {f} for its data file, the data's maker, and the target for
+    # ours/native (GNU tools, jq): measured on the host too and shown in a second table.
+    native: tuple[str, Callable[[], str], Callable[[str], str], float] | None = None
 
 
 WORKLOADS = [
@@ -319,6 +453,10 @@ WORKLOADS = [
     Workload("tool_10mb", "tool returns 100k rows (10.1 MB of JSON), script reads them", 1.0, 1),
     Workload("promise_all_10", "`Promise.all` of 10 tool calls (`run()`, sync tool)", 1.0, 10),
     Workload("promise_all_10_async", "`Promise.all` of 10 tool calls (`execute_async`, async handler)", None, 10),
+    Workload("shell_pipeline_10mb", "shell `grep ERROR f \\| sort \\| uniq -c \\| sort -rn \\| head -5` over a 10 MB log",
+             0.5, 3, native=(PIPELINE_SH, make_log, pipeline_expected, 15.0)),
+    Workload("shell_jq_5mb", "shell `jq` select + group_by + map over a 5 MB JSON array", 1.0, 3,
+             native=(JQ_SH, make_json, jq_expected, 1.5)),
     Workload("cold_warm_cache", "cold start, fresh process, warm module cache", 1.0, 1, "cold"),
     Workload("cold_empty_cache", "cold start, fresh process, EMPTY module cache", 1.0, 1, "cold_empty"),
 ]
@@ -387,6 +525,7 @@ def ensure_reference(cache_dir: Path, version: str) -> Path:
 def child_env(impl: Impl, xdg_cache: Path) -> dict[str, str]:
     env = dict(impl.env)
     env["XDG_CACHE_HOME"] = str(xdg_cache)
+    env["AMLA_BENCH_IMPL"] = impl.key
     return env
 
 
@@ -512,6 +651,37 @@ def measure(w: Workload, impls: list[Impl], processes: int, timeout: float, work
     return out
 
 
+def measure_native(w: Workload, processes: int, timeout: float, workdir: Path) -> Samples:
+    """Time a shell row's command with the host's GNU tools and jq (LC_ALL=C), as many runs as
+    each implementation gets processes; an error names what is missing or what differed."""
+    assert w.native is not None
+    command, make, expected, _ = w.native
+    s = Samples()
+    data = make()
+    path = workdir / f"native-{w.name}.data"
+    path.write_text(data)
+    cmd = ["bash", "-c", command.format(f=str(path))]
+    env = {"LC_ALL": "C", "PATH": "/usr/bin:/bin"}
+    try:
+        want = expected(data)
+        for _ in range(processes + 1):  # the first run warms the page cache
+            t = time.perf_counter()
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+            ms = (time.perf_counter() - t) * 1000
+            s.processes += 1
+            if proc.returncode != 0 or proc.stdout != want:
+                s.errors.append(f"native exited {proc.returncode}, output {proc.stdout[:200]!r} "
+                                f"(expected {want[:200]!r}); {proc.stderr.strip()[:200]}")
+                break
+            if s.processes > 1:
+                s.times_ms.append(ms)
+    except (OSError, subprocess.SubprocessError) as e:
+        s.errors.append(f"native tools unavailable: {e}")
+    finally:
+        path.unlink(missing_ok=True)
+    return s
+
+
 def fmt_ms(ms: float | None) -> str:
     if ms is None:
         return "—"
@@ -605,6 +775,17 @@ def render_markdown(meta: dict[str, Any], rows: list[tuple[Workload, dict[str, S
         lines.append(f"| {w.title} | {cell(s['ours'])} | {cell(s['ref'])} | "
                      f"{fmt_ratio(r)} | {target} | {met} | {fmt_ratio(best_ratio(s['ours'], s['ref']))} | "
                      f"{rss_cell(s['ours'])} | {rss_cell(s['ref'])} |")
+    native_rows = [(w, s) for w, s in rows if w.native is not None and "native" in s]
+    if native_rows:
+        lines += ["", "Shell rows against native tools (GNU grep/coreutils, jq; `LC_ALL=C`), same data:", "",
+                  "| workload | ours | reference | native | ours/native | target | met |",
+                  "|---|---|---|---|---|---|---|"]
+        for w, s in native_rows:
+            assert w.native is not None
+            r = ratio(s["ours"], s["native"])
+            met = "—" if r is None or s["ours"].errors else ("yes" if r <= w.native[3] else "no")
+            lines.append(f"| {w.title} | {cell(s['ours'])} | {cell(s['ref'])} | {cell(s['native'])} | "
+                         f"{fmt_ratio(r)} | ≤ {w.native[3]:g}× | {met} |")
     return "\n".join(lines) + "\n"
 
 
@@ -692,7 +873,11 @@ def main(argv: list[str] | None = None) -> int:
         for w in selected:
             log(f"{w.name}: {w.title}")
             n = args.cold_empty_processes if w.kind == "cold_empty" else args.processes
-            rows.append((w, measure(w, impls, n, args.timeout, workdir)))
+            samples = measure(w, impls, n, args.timeout, workdir)
+            if w.native is not None:
+                samples["native"] = measure_native(w, n, args.timeout, workdir)
+                log(f"  {w.name} native: {fmt_ms(samples['native'].median())}")
+            rows.append((w, samples))
 
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M %Z"),

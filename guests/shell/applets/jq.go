@@ -3,7 +3,6 @@ package applets
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -365,10 +364,9 @@ func jqArgValue(p *Proc, kind, v string) (any, int) {
 		return string(data), 0
 	}
 	var vals []any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
+	dec := newJQDecoder(bytes.NewReader(data))
 	for {
-		val, err := jqDecodeNext(dec)
+		val, err := dec.Decode()
 		if err == io.EOF {
 			break
 		} else if err != nil {
@@ -383,26 +381,15 @@ func jqArgValue(p *Proc, kind, v string) (any, int) {
 	return vals, 0
 }
 
-// jqDecodeNext reads the next JSON value from dec (made with UseNumber,
-// so big integers and decimals are printed as written); io.EOF when there
-// is none.
-func jqDecodeNext(dec *json.Decoder) (any, error) {
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// jqDecode decodes exactly one JSON value.
+// jqDecode decodes exactly one JSON value (jqdecode.go: big integers and
+// decimals keep their text).
 func jqDecode(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := jqDecodeNext(dec)
+	dec := newJQDecoder(bytes.NewReader(data))
+	v, err := dec.Decode()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.Decode(); err != io.EOF {
 		return nil, fmt.Errorf("trailing data")
 	}
 	return v, nil
@@ -480,7 +467,7 @@ type jqInputs struct {
 	queue   []string
 	cur     io.ReadCloser
 	curName string
-	dec     *json.Decoder
+	dec     *jqDecoder
 	lines   *bufio.Reader
 	done    bool
 }
@@ -516,8 +503,7 @@ func (in *jqInputs) open() (bool, error) {
 	if in.raw {
 		in.lines = bufio.NewReader(f)
 	} else {
-		in.dec = json.NewDecoder(bufio.NewReader(f))
-		in.dec.UseNumber()
+		in.dec = newJQDecoder(f)
 	}
 	return true, nil
 }
@@ -543,7 +529,7 @@ func (in *jqInputs) next() (any, bool) {
 				return err, true
 			}
 		} else {
-			v, err := jqDecodeNext(in.dec)
+			v, err := in.dec.Decode()
 			if err == nil {
 				return v, true
 			}

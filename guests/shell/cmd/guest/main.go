@@ -93,6 +93,12 @@ func run() int {
 		// runtime cannot grow and dies; near it the collector works harder.
 		debug.SetMemoryLimit(in.MemoryLimit * 3 / 4)
 	}
+	// Collect only when the heap nears that limit: a run is short and its
+	// instance is reset or replaced afterwards, so garbage costs only the
+	// memory it takes, which the limit still bounds. With the default
+	// (GOGC=100) the collector and its write barriers took half of a jq
+	// run over 5 MB of JSON (0.70 s against 0.31 s without).
+	debug.SetGCPercent(-1)
 	g := newGuest(in)
 	if in.Language != wire.LangShell {
 		// JavaScript runs on its own guest (guests/js/); the host never
