@@ -92,13 +92,13 @@ func run() int {
 		// Keep the heap goal a little under the limit: at the limit the Go
 		// runtime cannot grow and dies; near it the collector works harder.
 		debug.SetMemoryLimit(in.MemoryLimit * 3 / 4)
+		// And collect only then: a run is short and its instance is reset
+		// or replaced afterwards, so garbage costs only the memory it
+		// takes, which the limit bounds, while collecting as the heap grows
+		// (and the write barriers that come with it) cost large jq and
+		// text runs half their time (docs/performance.md).
+		debug.SetGCPercent(-1)
 	}
-	// Collect only when the heap nears that limit: a run is short and its
-	// instance is reset or replaced afterwards, so garbage costs only the
-	// memory it takes, which the limit still bounds. With the default
-	// (GOGC=100) the collector and its write barriers took half of a jq
-	// run over 5 MB of JSON (0.70 s against 0.31 s without).
-	debug.SetGCPercent(-1)
 	g := newGuest(in)
 	if in.Language != wire.LangShell {
 		// JavaScript runs on its own guest (guests/js/); the host never
