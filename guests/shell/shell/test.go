@@ -2,7 +2,6 @@ package shell
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 
 	"mvdan.cc/sh/v3/expand"
@@ -79,9 +78,9 @@ func (r *runner) testExpr(x syntax.TestExpr) (bool, error) {
 			if err != nil {
 				return false, err
 			}
-			re, err := regexp.Compile(expr)
+			re, err := compileERE(expr, r.opts.nocasematch)
 			if err != nil {
-				return false, fmt.Errorf("%s: invalid regular expression", expr)
+				return false, err
 			}
 			m := re.FindStringSubmatch(left)
 			if m == nil {
