@@ -368,7 +368,7 @@ func quoteValue(vr expand.Variable) string {
 }
 
 func builtinUnset(r *runner, args []string) (int, error) {
-	funcs, status := false, 0
+	funcs, noRef, status := false, false, 0
 	for _, a := range args[1:] {
 		switch a {
 		case "-f":
@@ -377,6 +377,15 @@ func builtinUnset(r *runner, args []string) (int, error) {
 		case "-v":
 			funcs = false
 			continue
+		case "-n":
+			noRef = true
+			continue
+		}
+		if !noRef && !funcs {
+			if vr := r.vars.get(a); vr.Kind == expand.NameRef && vr.Str != "" {
+				// unset through a nameref unsets what it names.
+				a = r.resolveRef(a)
+			}
 		}
 		if funcs {
 			delete(r.funcs, a)
@@ -1123,6 +1132,7 @@ type declare struct {
 	attrs     string // -i -l -u letters to add
 	unattrs   string // +i +l +u letters to remove
 	funcNames bool   // -F: names only
+	nameref   bool   // -n: NAME refers to the variable its value names
 }
 
 func builtinDeclare(r *runner, args []string) (int, error) {
@@ -1180,8 +1190,7 @@ func (d *declare) start() bool {
 	case "readonly":
 		d.ronly = true
 	case "nameref":
-		d.r.errorf(d.r.line, "nameref: namerefs are not supported")
-		return false
+		d.nameref = true
 	}
 	return true
 }
@@ -1212,9 +1221,7 @@ func (d *declare) word(w string) error {
 					d.export = &v
 					continue
 				}
-				d.r.errorf(d.r.line, "%s: -n: namerefs are not supported", d.variant)
-				d.status = 1
-				return nil
+				d.nameref = on
 			case 'r':
 				d.ronly = on
 			case 'a':
@@ -1268,6 +1275,38 @@ func (d *declare) assign(as *syntax.Assign) error {
 		return nil
 	}
 	local := d.local()
+	if d.nameref {
+		target := ""
+		if as.Value != nil {
+			v, err := r.literal(as.Value)
+			if err != nil {
+				return r.assignFailed(err)
+			}
+			target = v
+		}
+		if base, _, _ := strings.Cut(target, "["); target != "" && !validName(base) {
+			r.errorf(r.line, "%s: `%s': invalid variable name for name reference", d.variant, target)
+			d.status = 1
+			return nil
+		}
+		if target == name {
+			r.errorf(r.line, "%s: %s: nameref variable self references not allowed", d.variant, name)
+			d.status = 1
+			return nil
+		}
+		vr := expand.Variable{Set: target != "", Kind: expand.NameRef, Str: target}
+		if local {
+			r.vars.setLocal(name, vr)
+		} else {
+			_, scope := r.vars.lookup(name)
+			if scope < 0 {
+				scope = 0
+			}
+			vr.Exported = r.vars.scopes[scope][name].Exported
+			r.vars.scopes[scope][name] = vr
+		}
+		return nil
+	}
 	if !as.Naked || as.Array != nil || as.Value != nil {
 		if d.kind == expand.Associative && as.Array != nil && r.env.Get(name).Kind != expand.Associative {
 			// declare -A m=(...): make it associative before filling it.
@@ -1372,6 +1411,9 @@ func (d *declare) show(name string) {
 		d.status = 1
 		return
 	}
+	if raw, _ := r.vars.lookup(name); raw.Kind == expand.NameRef {
+		vr = raw
+	}
 	flags := r.declFlagsOf(name, vr)
 	if flags == "" {
 		flags = "-"
@@ -1395,6 +1437,9 @@ func (r *runner) declFlagsOf(name string, vr expand.Variable) string {
 	}
 	if strings.Contains(attrs, "i") {
 		b.WriteByte('i')
+	}
+	if vr.Kind == expand.NameRef {
+		b.WriteByte('n')
 	}
 	if vr.ReadOnly {
 		b.WriteByte('r')

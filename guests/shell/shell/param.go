@@ -182,6 +182,10 @@ func (e *expander) lookup(pe *syntax.ParamExp) (pval, error) {
 			keys := arrayKeys(vr)
 			return pval{name: name, isArr: true, list: keys, star: idx.Lit() == "*", set: true}, nil
 		}
+		if vr := r.vars.get(name); vr.Kind == expand.NameRef && index == nil {
+			// ${!ref} of a nameref is the name it refers to.
+			return pval{name: name, str: vr.Str, set: vr.Str != ""}, nil
+		}
 		ref, err := e.lookupPlain(name, index)
 		if err != nil {
 			return pval{}, err
@@ -247,6 +251,14 @@ func (e *expander) lookupPlain(name string, index syntax.ArithmExpr) (pval, erro
 	switch name {
 	case "@", "*":
 		return pval{name: name, isArr: true, list: r.params, star: name == "*", set: len(r.params) > 0}, nil
+	}
+	if ref := r.vars.get(name); ref.Kind == expand.NameRef && ref.Str != "" {
+		target := r.resolveRef(name)
+		if base, idx, ok := strings.Cut(target, "["); ok && index == nil {
+			i := strings.TrimSuffix(idx, "]")
+			return e.lookupText(base, &i)
+		}
+		name = target
 	}
 	vr := r.env.Get(name)
 	if index == nil {

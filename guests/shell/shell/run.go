@@ -256,10 +256,6 @@ func checkSupported(node syntax.Node) error {
 			}
 		case *syntax.CoprocClause:
 			at(n, "coprocesses (coproc) are not supported")
-		case *syntax.ForClause:
-			if n.Select {
-				at(n, "select is not supported")
-			}
 		case *syntax.ExtGlob:
 			at(n, "extended globs (%s...)) are not supported", n.Op)
 		case *syntax.Redirect:

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"context"
+	"strconv"
 	"errors"
 	"fmt"
 	"io"
@@ -485,6 +486,9 @@ func (r *runner) whileClause(c *syntax.WhileClause) error {
 }
 
 func (r *runner) forClause(c *syntax.ForClause) error {
+	if c.Select {
+		return r.selectClause(c)
+	}
 	status := 0
 	switch loop := c.Loop.(type) {
 	case *syntax.WordIter:
@@ -673,4 +677,78 @@ func (r *runner) evalString(src string) error {
 		return nil
 	}
 	return r.stmts(f.Stmts)
+}
+
+// selectClause is select NAME in WORDS: it prints the numbered words and
+// the $PS3 prompt on stderr, reads a line from stdin into REPLY, sets
+// NAME to the word chosen (empty for a bad answer) and runs the body,
+// until break or the end of input. An empty line prints the menu again.
+func (r *runner) selectClause(c *syntax.ForClause) error {
+	loop, _ := c.Loop.(*syntax.WordIter)
+	if loop == nil {
+		return nil
+	}
+	var items []string
+	if loop.InPos.IsValid() {
+		var err error
+		if items, err = r.fields(loop.Items...); err != nil {
+			return r.expandFailed(err)
+		}
+	} else {
+		items = slices.Clone(r.params)
+	}
+	if len(items) == 0 {
+		r.status = 0
+		return nil
+	}
+	menu := func() {
+		var b strings.Builder
+		width := len(strconv.Itoa(len(items)))
+		for i, it := range items {
+			fmt.Fprintf(&b, "%*d) %s\n", width, i+1, it)
+		}
+		io.WriteString(r.stderr, b.String())
+	}
+	menu()
+	status := 0
+	for {
+		if err := r.checkCancel(); err != nil {
+			return err
+		}
+		prompt := "#? "
+		if vr := r.env.Get("PS3"); vr.IsSet() {
+			prompt = vr.String()
+		}
+		io.WriteString(r.stderr, prompt)
+		line, eof, err := readLine(r.stdinReader(), '\n', 0, false)
+		if eof && line.text == "" || err != nil {
+			io.WriteString(r.stderr, "\n")
+			r.status = 1
+			return nil
+		}
+		_ = r.setString("REPLY", line.text)
+		if strings.TrimSpace(line.text) == "" {
+			menu()
+			continue
+		}
+		choice := ""
+		if n, err := strconv.Atoi(strings.TrimSpace(line.text)); err == nil && n >= 1 && n <= len(items) {
+			choice = items[n-1]
+		}
+		if err := r.setString(loop.Name.Value, choice); err != nil {
+			r.errorf(r.line, "%s", err)
+			r.status = 1
+			return nil
+		}
+		done, err := r.loopBody(c.Do)
+		status = r.status
+		if err != nil {
+			return err
+		}
+		if done {
+			break
+		}
+	}
+	r.status = status
+	return nil
 }

@@ -183,7 +183,26 @@ func (e env) Get(name string) expand.Variable {
 		}
 		return expand.Variable{}
 	}
-	return r.vars.get(name)
+	vr := r.vars.get(name)
+	if vr.Kind == expand.NameRef {
+		return e.Get(r.resolveRef(name))
+	}
+	return vr
+}
+
+// maxRefDepth bounds chains of namerefs (declare -n a=b b=a).
+const maxRefDepth = 8
+
+// resolveRef follows namerefs from name to the variable they name.
+func (r *runner) resolveRef(name string) string {
+	for i := 0; i < maxRefDepth; i++ {
+		vr := r.vars.get(name)
+		if vr.Kind != expand.NameRef || vr.Str == "" {
+			return name
+		}
+		name = vr.Str
+	}
+	return name
 }
 
 func (e env) Each(fn func(name string, vr expand.Variable) bool) {
@@ -208,6 +227,14 @@ func (e env) Each(fn func(name string, vr expand.Variable) bool) {
 // KeepValue) a variable, in the innermost scope that has it, else globally.
 func (e env) Set(name string, vr expand.Variable) error {
 	v := e.r.vars
+	if cur := v.get(name); cur.Kind == expand.NameRef && vr.Kind != expand.NameRef && cur.Str != "" {
+		// Assigning through a nameref assigns to the variable it names.
+		target := e.r.resolveRef(name)
+		if base, index, ok := strings.Cut(target, "["); ok && vr.Kind == expand.String && vr.IsSet() {
+			return e.r.setElem(base, strings.TrimSuffix(index, "]"), vr.Str, false)
+		}
+		name = target
+	}
 	old, scope := v.lookup(name)
 	if old.ReadOnly && (vr.Kind != expand.KeepValue || !vr.ReadOnly) {
 		return fmt.Errorf("%s: readonly variable", name)
