@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"maps"
 	"bytes"
 	"errors"
 	"fmt"
@@ -64,8 +65,8 @@ func init() {
 		"hash":      func(*runner, []string) (int, error) { return 0, nil },
 		"umask":     builtinUmask,
 		"ulimit":    builtinUlimit,
-		"alias":     notSupported("aliases are not supported; define a function instead"),
-		"unalias":   notSupported("aliases are not supported"),
+		"alias":     builtinAlias,
+		"unalias":   builtinUnalias,
 		"jobs":      notSupported("job control is not supported: there are no background jobs"),
 		"fg":        notSupported("job control is not supported: there are no background jobs"),
 		"bg":        notSupported("job control is not supported: there are no background jobs"),
@@ -749,6 +750,8 @@ func builtinShopt(r *runner, args []string) (int, error) {
 			return &r.opts.lastpipe
 		case "nocasematch":
 			return &r.opts.nocasematch
+		case "expand_aliases":
+			return &r.opts.expandAliases
 		}
 		return nil
 	}
@@ -1511,4 +1514,70 @@ func (d *declare) finish() int {
 		d.show(n)
 	}
 	return d.status
+}
+
+// aliasDef is an alias and the line it was defined on: bash expands
+// aliases when it reads a line, so one defined on the line that uses it
+// is not yet in effect there.
+type aliasDef struct {
+	value string
+	line  uint
+}
+
+// builtinAlias defines or prints aliases. As in bash, a script expands
+// them only after shopt -s expand_aliases.
+func builtinAlias(r *runner, args []string) (int, error) {
+	rest := args[1:]
+	if len(rest) > 0 && rest[0] == "-p" {
+		rest = rest[1:]
+	}
+	show := func(name string) {
+		r.out("alias " + name + "=" + shellQuote(r.aliases[name].value) + "\n")
+	}
+	if len(rest) == 0 {
+		for _, name := range slices.Sorted(maps.Keys(r.aliases)) {
+			show(name)
+		}
+		return 0, nil
+	}
+	status := 0
+	for _, a := range rest {
+		name, value, ok := strings.Cut(a, "=")
+		if !ok {
+			if _, found := r.aliases[name]; !found {
+				r.errorf(r.line, "alias: %s: not found", name)
+				status = 1
+				continue
+			}
+			show(name)
+			continue
+		}
+		if name == "" || strings.ContainsAny(name, "/$`=\"'\\ \t\n;|&<>()") {
+			r.errorf(r.line, "alias: `%s': invalid alias name", name)
+			status = 1
+			continue
+		}
+		if r.aliases == nil {
+			r.aliases = map[string]aliasDef{}
+		}
+		r.aliases[name] = aliasDef{value: value, line: r.line}
+	}
+	return status, nil
+}
+
+func builtinUnalias(r *runner, args []string) (int, error) {
+	status := 0
+	for _, a := range args[1:] {
+		if a == "-a" {
+			r.aliases = nil
+			continue
+		}
+		if _, ok := r.aliases[a]; !ok {
+			r.errorf(r.line, "unalias: %s: not found", a)
+			status = 1
+			continue
+		}
+		delete(r.aliases, a)
+	}
+	return status, nil
 }

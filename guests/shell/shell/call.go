@@ -69,6 +69,9 @@ func (r *runner) call(c *syntax.CallExpr) error {
 	if r.opts.noexec {
 		return nil
 	}
+	if def, ok := r.aliases[args[0]]; ok && r.opts.expandAliases && def.line < r.line && !r.inAlias[args[0]] && len(c.Assigns) == 0 {
+		return r.runAlias(args, def)
+	}
 	if trap := r.traps["DEBUG"]; trap != "" && !r.inDebugTrap {
 		// DEBUG runs before each simple command, with $? unchanged.
 		status := r.status
@@ -669,4 +672,27 @@ func splitRead(line readText, ifs string, n int) []string {
 		}
 	}
 	return fields
+}
+
+// runAlias runs a command whose name is an alias: the alias's text with
+// the command's other words after it, quoted, as bash would have read it.
+func (r *runner) runAlias(args []string, def aliasDef) error {
+	var b strings.Builder
+	b.WriteString(def.value)
+	for _, a := range args[1:] {
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil {
+			q = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		b.WriteString(" " + q)
+	}
+	if r.inAlias == nil {
+		r.inAlias = map[string]bool{}
+	}
+	r.inAlias[args[0]] = true
+	defer delete(r.inAlias, args[0])
+	line := r.line
+	err := r.evalString(b.String())
+	r.line = line
+	return err
 }

@@ -64,6 +64,10 @@ type runner struct {
 	// traps holds the EXIT, ERR and RETURN traps.
 	traps       map[string]string
 	inDebugTrap bool
+	// aliases are the shell's aliases; inAlias names those being
+	// expanded, which do not expand again.
+	aliases map[string]aliasDef
+	inAlias map[string]bool
 	// pipeStatus is PIPESTATUS: the statuses of the last pipeline.
 	pipeStatus []int
 
@@ -125,6 +129,7 @@ func (r *runner) subshell() *runner {
 	c.isSub = true
 	c.exitTrap = ""
 	c.traps = nil
+	c.aliases = maps.Clone(r.aliases)
 	return &c
 }
 

@@ -300,6 +300,7 @@ type shellOpts struct {
 	errexit, nounset, pipefail, xtrace, noglob, noexec, verbose bool
 	nullglob, dotglob, globstar, nocaseglob, extglob            bool
 	allexport, noclobber, lastpipe, nocasematch                 bool
+	expandAliases                                               bool
 }
 
 // flags is $-.
