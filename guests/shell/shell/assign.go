@@ -203,7 +203,7 @@ func (r *runner) glob(pat string) ([]string, error) {
 		if seg == "" {
 			continue
 		}
-		if !pattern.HasMeta(seg, 0) {
+		if !hasGlobMeta(seg) {
 			lit := unquotePattern(seg)
 			for _, c := range cur {
 				disk := path.Join(c.disk, lit)
@@ -234,9 +234,9 @@ func (r *runner) glob(pat string) ([]string, error) {
 			cur = next
 			continue
 		}
-		re, err := compilePattern(seg, mode)
+		match, err := wholeMatcher(seg, mode&^pattern.EntireString)
 		if err != nil {
-			return nil, nil
+			return nil, err
 		}
 		dotOK := strings.HasPrefix(seg, ".") || r.opts.dotglob
 		for _, c := range cur {
@@ -252,7 +252,7 @@ func (r *runner) glob(pat string) ([]string, error) {
 				if (name == "." || name == "..") && !strings.HasPrefix(seg, ".") {
 					continue
 				}
-				if !re.MatchString(name) {
+				if !match(name) {
 					continue
 				}
 				disk := path.Join(c.disk, name)

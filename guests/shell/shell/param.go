@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -444,7 +445,7 @@ func (e *expander) slice(pe *syntax.ParamExp, v pval) (pval, error) {
 
 // compilePattern turns a shell pattern into a regular expression.
 func compilePattern(pat string, mode pattern.Mode) (*regexp.Regexp, error) {
-	expr, err := pattern.Regexp(pat, mode)
+	expr, err := pattern.Regexp(pat, mode|pattern.ExtendedOperators)
 	if err != nil {
 		return nil, err
 	}
@@ -796,3 +797,45 @@ func elemGet(vr *expand.Variable, i int) (string, bool) {
 
 // regexpQuote escapes text for a Go regular expression.
 func regexpQuote(s string) string { return regexp.QuoteMeta(s) }
+
+// wholeMatcher compiles a pattern matched against whole strings (case,
+// [[ == ]], a glob's path segment). Extended globs are understood; the
+// negation !(...) when it is the whole pattern, which is how scripts use
+// it (rm !(*.txt)); elsewhere it is refused by name.
+func wholeMatcher(pat string, mode pattern.Mode) (func(string) bool, error) {
+	re, err := compilePattern(pat, mode|pattern.EntireString)
+	if err == nil {
+		return re.MatchString, nil
+	}
+	var neg *pattern.NegExtGlobError
+	if errors.As(err, &neg) && strings.HasPrefix(pat, "!(") && len(neg.Groups) == 1 &&
+		neg.Groups[0].Start == 0 && neg.Groups[0].End == len(pat) {
+		inner, ierr := compilePattern("@("+pat[2:], mode|pattern.EntireString)
+		if ierr != nil {
+			return nil, ierr
+		}
+		return func(s string) bool { return !inner.MatchString(s) }, nil
+	}
+	if neg != nil {
+		return nil, fmt.Errorf("%s: !(...) is supported only as a whole pattern", pat)
+	}
+	return nil, err
+}
+
+// hasGlobMeta reports whether a pattern has special characters,
+// extended-glob groups included (pattern.HasMeta misses @(...)).
+func hasGlobMeta(pat string) bool {
+	if pattern.HasMeta(pat, pattern.ExtendedOperators) {
+		return true
+	}
+	for i := 0; i+1 < len(pat); i++ {
+		if pat[i] == '\\' {
+			i++
+			continue
+		}
+		if pat[i+1] == '(' && strings.IndexByte("?*+@!", pat[i]) >= 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -256,8 +256,6 @@ func checkSupported(node syntax.Node) error {
 			}
 		case *syntax.CoprocClause:
 			at(n, "coprocesses (coproc) are not supported")
-		case *syntax.ExtGlob:
-			at(n, "extended globs (%s...)) are not supported", n.Op)
 		case *syntax.Redirect:
 			if n.N != nil && !isDigitString(n.N.Value) && !validName(strings.Trim(n.N.Value, "{}")) {
 				at(n, "%s: not a valid descriptor name", n.N.Value)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -608,19 +607,20 @@ func (r *runner) matchPattern(pat *syntax.Word, s string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	mode := pattern.EntireString | pattern.NoGlobStar
+	mode := pattern.NoGlobStar
 	if r.opts.nocasematch {
 		mode |= pattern.NoGlobCase
 	}
-	expr, err := pattern.Regexp(p, mode)
+	match, err := wholeMatcher(p, mode)
 	if err != nil {
+		var neg *pattern.NegExtGlobError
+		if errors.As(err, &neg) || strings.Contains(err.Error(), "!(...)") {
+			return false, err
+		}
+		// Not a valid pattern: bash compares it as text.
 		return p == s, nil
 	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return p == s, nil
-	}
-	return re.MatchString(s), nil
+	return match(s), nil
 }
 
 // errExpand marks errors of word expansion.

@@ -472,7 +472,7 @@ func joinField(f []fpart) string {
 func globPattern(f []fpart) (string, bool) {
 	meta := false
 	for _, p := range f {
-		if !p.quoted && strings.ContainsAny(p.s, "*?[") {
+		if !p.quoted && strings.ContainsAny(p.s, "*?[(") {
 			meta = true
 			break
 		}
@@ -483,13 +483,13 @@ func globPattern(f []fpart) (string, bool) {
 	var b strings.Builder
 	for _, p := range f {
 		if p.quoted {
-			b.WriteString(pattern.QuoteMeta(p.s, 0))
+			b.WriteString(pattern.QuoteMeta(p.s, pattern.ExtendedOperators))
 		} else {
 			b.WriteString(p.s)
 		}
 	}
 	pat := b.String()
-	return pat, pattern.HasMeta(pat, 0)
+	return pat, hasGlobMeta(pat)
 }
 
 // fields expands words as command arguments.
@@ -619,7 +619,7 @@ func (r *runner) pattern(w *syntax.Word) (string, error) {
 		}
 		for _, p := range f {
 			if p.quoted {
-				b.WriteString(pattern.QuoteMeta(p.s, 0))
+				b.WriteString(pattern.QuoteMeta(p.s, pattern.ExtendedOperators))
 			} else {
 				b.WriteString(p.s)
 			}
