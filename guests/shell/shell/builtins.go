@@ -1,11 +1,11 @@
 package shell
 
 import (
-	"maps"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -61,7 +61,7 @@ func init() {
 		"printf":    builtinPrintf,
 		"test":      builtinTest,
 		"[":         builtinTest,
-		"wait":      func(*runner, []string) (int, error) { return 0, nil },
+		"wait":      builtinWait,
 		"hash":      func(*runner, []string) (int, error) { return 0, nil },
 		"umask":     builtinUmask,
 		"ulimit":    builtinUlimit,
@@ -1578,6 +1578,25 @@ func builtinUnalias(r *runner, args []string) (int, error) {
 			continue
 		}
 		delete(r.aliases, a)
+	}
+	return status, nil
+}
+
+// builtinWait: with no background jobs there is nothing to wait for, so
+// wait alone succeeds, and waiting for a job or process id fails as bash
+// does for one that does not exist.
+func builtinWait(r *runner, args []string) (int, error) {
+	status := 0
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if strings.HasPrefix(a, "%") {
+			r.errorf(r.line, "wait: %s: no such job", a)
+		} else {
+			r.errorf(r.line, "wait: pid %s is not a child of this shell", a)
+		}
+		status = 127
 	}
 	return status, nil
 }

@@ -2,12 +2,12 @@ package shell
 
 import (
 	"context"
-	"strconv"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
