@@ -190,11 +190,8 @@ def shell_data_row(iterations: int, make_js: str, data: str, path: str, command:
         if os.environ.get("AMLA_BENCH_IMPL") != "ref":
             expect(out, want)
         elif out != want:
-            # The reference's tools print some things differently (its sort breaks ties its own
-            # way); it must still do the whole job: as many lines, the same first column.
-            first = [ln.split()[0] for ln in out.splitlines() if ln.strip()]
-            if len(first) != len(want.splitlines()) or first != [ln.split()[0] for ln in want.splitlines()]:
-                expect(out, want)
+            # The reference is timed even when it prints something else (0.2.8 splits lines of
+            # the 10 MB log at its pipe buffers); the table's notes say so.
             extra["output_differs"] = out[:300]
 
     times = timed(lambda: check(sb.shell(command)), iterations, lambda: check(sb.shell(command)))
@@ -786,6 +783,11 @@ def render_markdown(meta: dict[str, Any], rows: list[tuple[Workload, dict[str, S
             met = "—" if r is None or s["ours"].errors else ("yes" if r <= w.native[3] else "no")
             lines.append(f"| {w.title} | {cell(s['ours'])} | {cell(s['ref'])} | {cell(s['native'])} | "
                          f"{fmt_ratio(r)} | ≤ {w.native[3]:g}× | {met} |")
+        for w, s in native_rows:
+            wrong = [e["output_differs"] for e in s["ref"].extras if "output_differs" in e]
+            if wrong:
+                lines.append(f"\nThe reference printed something else for {w.name} (timed all the same): "
+                             f"`{wrong[0][:120]!r}`")
     return "\n".join(lines) + "\n"
 
 
