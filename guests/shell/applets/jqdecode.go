@@ -33,6 +33,16 @@ type jqDecoder struct {
 // jqMaxDepth bounds nesting as encoding/json does.
 const jqMaxDepth = 10000
 
+// smallInts holds the integers 0..4095 already boxed: JSON data is full of
+// small numbers (status codes, counts), and boxing each costs an
+// allocation.
+var smallInts = func() (a [4096]any) {
+	for i := range a {
+		a[i] = i
+	}
+	return a
+}()
+
 // errJSONShort marks a value cut by the end of the buffer.
 var errJSONShort = errors.New("unexpected end of JSON input")
 
@@ -464,6 +474,9 @@ func (d *jqDecoder) number(i int) (any, int, error) {
 		}
 		if b[i] == '-' {
 			n = -n
+		}
+		if n >= 0 && n < len(smallInts) {
+			return smallInts[n], j, nil
 		}
 		return n, j, nil
 	}
