@@ -282,6 +282,17 @@ func (o *grepOptions) matcher() (lineMatcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression: %s", reErrText(err))
 	}
+	if lit, complete := re.LiteralPrefix(); complete && !o.wholeWord && !o.wholeLine && !o.only && !o.icase {
+		// A plain string (grep ERROR): a substring search instead of the
+		// regexp machine on every line.
+		hit := [][]int{{0, 0}}
+		return func(line string) [][]int {
+			if strings.Contains(line, lit) {
+				return hit
+			}
+			return nil
+		}, nil
+	}
 	if !o.wholeWord {
 		if !o.only {
 			// Only -o needs the positions; everything else asks yes or no.
