@@ -17,13 +17,15 @@ INTERNALS = re.compile(r"backtrace|wasm-function|wasm function|\bcgo|_cgoexp|_Cf
 # A little computing between calls: time blocked on the handler does not count against
 # `timeout`, and a bare loop of calls (about 80 µs each) would reach the sandbox's budget of
 # 10,000 tool calls (max_steps, a RuntimeError) before 0.3 s of its own time had passed.
-# The batch loop makes three calls per round, so it computes three times as long per round.
+# The batch loop makes three calls per round, so it computes three times as long per round;
+# the shell's loop spends a little too, for the same reason.
 SPEND = "for (let i = 0; i < 3000; i++);"
 SPEND3 = "for (let i = 0; i < 9000; i++);"
+SH_SPEND = "for i in 1 2 3 4 5 6 7 8; do :; done"
 LOOPS = {
     "js_tool_loop": ("javascript", f"while (true) {{ await t({{}}); {SPEND} }}"),
     "js_tool_loop_batch": ("javascript", f"while (true) {{ await Promise.all([t({{}}), t({{}}), t({{}})]); {SPEND3} }}"),
-    "shell_tool_loop": ("shell", "while true; do tool t > /dev/null; done"),
+    "shell_tool_loop": ("shell", f"while true; do tool t > /dev/null; {SH_SPEND}; done"),
 }
 
 
