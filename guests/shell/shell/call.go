@@ -32,6 +32,9 @@ func (r *runner) call(c *syntax.CallExpr) error {
 			if err := r.assign(as, false); err != nil {
 				return r.assignFailed(err)
 			}
+			if r.opts.xtrace {
+				r.traceAssign(as)
+			}
 		}
 		switch {
 		case r.substRan:
@@ -84,6 +87,21 @@ func (r *runner) call(c *syntax.CallExpr) error {
 		}
 	}
 	return r.exec(args, prefix, false)
+}
+
+// traceAssign prints an assignment for set -x as bash does: NAME=VALUE
+// with the value quoted when it needs it.
+func (r *runner) traceAssign(as *syntax.Assign) {
+	vr := r.env.Get(as.Name.Value)
+	if as.Array != nil {
+		q := make([]string, 0, len(vr.List))
+		for _, v := range vr.List {
+			q = append(q, "'"+strings.ReplaceAll(v, "'", `'\''`)+"'")
+		}
+		fmt.Fprintf(r.stderr, "+ %s=(%s)\n", as.Name.Value, strings.Join(q, " "))
+		return
+	}
+	fmt.Fprintf(r.stderr, "+ %s=%s\n", as.Name.Value, traceLine([]string{varString(vr)}))
 }
 
 // traceLine quotes args for set -x.

@@ -309,6 +309,9 @@ func (r *runner) command(cm syntax.Command) error {
 		r.status = 0
 		return nil
 	case *syntax.ArithmCmd:
+		if r.opts.xtrace {
+			fmt.Fprintf(r.stderr, "+ ((  %s  ))\n", nodeArithText(c.X))
+		}
 		n, err := r.arithm(c.X)
 		if err != nil {
 			return r.expandFailed(err)
@@ -330,6 +333,13 @@ func (r *runner) command(cm syntax.Command) error {
 	case *syntax.DeclClause:
 		return r.declClause(c)
 	case *syntax.LetClause:
+		if r.opts.xtrace {
+			var words []string
+			for _, x := range c.Exprs {
+				words = append(words, nodeArithText(x))
+			}
+			fmt.Fprintf(r.stderr, "+ let %s\n", strings.Join(words, " "))
+		}
 		r.status = 1
 		for _, x := range c.Exprs {
 			var n int
@@ -508,6 +518,9 @@ func (r *runner) forClause(c *syntax.ForClause) error {
 		for _, it := range items {
 			if err := r.checkCancel(); err != nil {
 				return err
+			}
+			if r.opts.xtrace {
+				fmt.Fprintf(r.stderr, "+ for %s in %s\n", loop.Name.Value, traceLine(items))
 			}
 			if err := r.setString(loop.Name.Value, it); err != nil {
 				r.errorf(r.line, "%s", err)
