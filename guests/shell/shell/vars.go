@@ -185,7 +185,12 @@ func (e env) Get(name string) expand.Variable {
 	}
 	vr := r.vars.get(name)
 	if vr.Kind == expand.NameRef {
-		return e.Get(r.resolveRef(name))
+		target := r.resolveRef(name)
+		if target == name || r.vars.get(target).Kind == expand.NameRef {
+			// No target, or a cycle (declare -n a=b b=a): nothing set.
+			return expand.Variable{}
+		}
+		return e.Get(target)
 	}
 	return vr
 }
