@@ -126,6 +126,8 @@ func (r *runner) subshell() *runner {
 	}
 	c.procSubs = nil
 	c.isSub = true
+	// Each shell reuses its own PIPESTATUS array.
+	c.pipeStatus = slices.Clone(r.pipeStatus)
 	c.exitTrap = ""
 	c.traps = nil
 	c.aliases = maps.Clone(r.aliases)
