@@ -314,7 +314,7 @@ func (o shellOpts) flags() string {
 	for _, f := range []struct {
 		on bool
 		c  byte
-	}{{o.allexport, 'a'}, {o.errexit, 'e'}, {o.noglob, 'f'}, {o.noexec, 'n'}, {o.nounset, 'u'}, {o.verbose, 'v'}, {o.xtrace, 'x'}, {true, 'h'}, {true, 'B'}, {o.noclobber, 'C'}} {
+	}{{o.allexport, 'a'}, {o.errexit, 'e'}, {o.noglob, 'f'}, {true, 'h'}, {o.noexec, 'n'}, {o.nounset, 'u'}, {o.verbose, 'v'}, {o.xtrace, 'x'}, {true, 'B'}, {o.noclobber, 'C'}} {
 		if f.on {
 			b.WriteByte(f.c)
 		}
