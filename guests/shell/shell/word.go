@@ -43,9 +43,7 @@ type expander struct {
 	have bool
 	// split enables field splitting of unquoted expansions.
 	split bool
-	// glob: unquoted pattern characters stay special (for fields and
-	// patterns); pattern: the result is a pattern, so quoted text is
-	// escaped.
+	// ifs is $IFS when splitting.
 	ifs string
 	// wsDelim: the last split ended a field at IFS white space, so a
 	// non-blank IFS character that follows belongs to the same delimiter.
@@ -151,7 +149,8 @@ func (e *expander) addList(elems []string, q quoting) {
 	}
 }
 
-// words expands the parts of a word in context q.
+// parts expands the parts of a word in context q; first says the first
+// part starts the word (where ~ expands).
 func (e *expander) parts(parts []syntax.WordPart, q quoting, first bool) error {
 	for i, p := range parts {
 		if err := e.part(p, q, first && i == 0, i+1 < len(parts)); err != nil {
@@ -166,11 +165,8 @@ func (e *expander) part(p syntax.WordPart, q quoting, first, more bool) error {
 	switch p := p.(type) {
 	case *syntax.Lit:
 		s := p.Value
-		if q == unquoted && first && strings.HasPrefix(s, "~") {
-			var done bool
-			if s, done = e.tilde(s, more); done {
-				return nil
-			}
+		if q == unquoted && first && strings.HasPrefix(s, "~") && e.tilde(s, more) {
+			return nil
 		}
 		e.lit(s, q)
 	case *syntax.SglQuoted:
@@ -279,13 +275,13 @@ func (e *expander) lit(s string, q quoting) {
 	flush()
 }
 
-// tilde expands a leading ~, ~/..., ~+ or ~-; other ~user forms stay
-// (the sandbox has no other users). done reports that s was used up.
-func (e *expander) tilde(s string, more bool) (rest string, done bool) {
+// tilde expands a leading ~, ~/..., ~+ or ~-, reporting whether it used
+// s up; other ~user forms stay (the sandbox has no other users).
+func (e *expander) tilde(s string, more bool) bool {
 	name, tail, hasSlash := strings.Cut(s[1:], "/")
 	if !hasSlash && more {
 		// ~ followed by another part (~"x"): not a tilde prefix.
-		return s, false
+		return false
 	}
 	var dir string
 	switch name {
@@ -296,13 +292,13 @@ func (e *expander) tilde(s string, more bool) (rest string, done bool) {
 	case "-":
 		dir = e.r.env.Get("OLDPWD").String()
 	default:
-		return s, false
+		return false
 	}
 	e.add(dir, true)
 	if hasSlash {
 		e.lit("/"+tail, unquoted)
 	}
-	return "", true
+	return true
 }
 
 // onlyLists reports whether parts are all "$@"-like list expansions.
@@ -437,8 +433,7 @@ func (e *expander) tildeParts(parts []syntax.WordPart) error {
 				if end < 0 {
 					end = len(s)
 				}
-				if rest, done := e.tilde(s[:end], i+1 < len(parts) && end == len(s)); done {
-					_ = rest
+				if e.tilde(s[:end], i+1 < len(parts) && end == len(s)) {
 					e.lit(s[end:], unquoted)
 					continue
 				}
