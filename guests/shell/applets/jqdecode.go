@@ -27,7 +27,11 @@ type jqDecoder struct {
 	pos  int
 	eof  bool
 	rerr error
-	keys map[string]string // interned object keys and short strings
+	// intern is a direct-mapped cache of short strings (object keys
+	// repeat in every object): found by a cheap hash of the bytes and
+	// checked by comparing them, which is cheaper in WebAssembly than a
+	// map lookup (no hardware string hash there).
+	intern [512]string
 }
 
 // jqMaxDepth bounds nesting as encoding/json does.
@@ -47,7 +51,7 @@ var smallInts = func() (a [4096]any) {
 var errJSONShort = errors.New("unexpected end of JSON input")
 
 func newJQDecoder(r io.Reader) *jqDecoder {
-	d := &jqDecoder{r: r, keys: map[string]string{}}
+	d := &jqDecoder{r: r}
 	if f, ok := r.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 && st.Size() < 1<<30 {
 			// A file is read whole, so a large value is parsed once.
@@ -291,14 +295,17 @@ func (d *jqDecoder) str(i int) (any, int, error) {
 			return nil, j, errJSONShort
 		}
 		raw := b[start:j]
+		if len(raw) == 0 {
+			return "", j + 1, nil
+		}
 		if len(raw) <= 32 {
-			if s, ok := d.keys[string(raw)]; ok {
-				return s, j + 1, nil
+			h := uint(len(raw))*31 + uint(raw[0])*7 + uint(raw[len(raw)-1])*131 + uint(raw[len(raw)/2])*17
+			slot := &d.intern[h%uint(len(d.intern))]
+			if *slot == string(raw) {
+				return *slot, j + 1, nil
 			}
 			s := string(raw)
-			if len(d.keys) < 4096 {
-				d.keys[s] = s
-			}
+			*slot = s
 			return s, j + 1, nil
 		}
 		return string(raw), j + 1, nil
