@@ -16,11 +16,11 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"amlasandbox/gocore/wire"
 	"amlasandbox/guests/shell/applets"
 	"amlasandbox/guests/shell/hostapi"
 	"amlasandbox/guests/shell/hostcall"
 	"amlasandbox/guests/shell/shell"
-	"amlasandbox/gocore/wire"
 )
 
 // main is the entry of the command build (tests, tools): one run, then
