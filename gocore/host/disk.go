@@ -11,9 +11,12 @@ import (
 
 // diskQuota bounds the bytes a sandbox's files take on the host. The
 // guests ask it for room before every write (the disk_reserve host
-// function); it keeps a running estimate that only over-counts (it does
-// not see deletions or overwrites), and re-measures the directory before
-// refusing, so a refusal is always true. The walk never follows symlinks.
+// function; the shell's awk included, whose file output goes through the
+// shell's quota-checked files); it keeps a running estimate that only
+// over-counts (it does not see deletions or overwrites), and re-measures
+// the directory before refusing, so a refusal is true. The host does not
+// take the guests' word for it: after every run it measures the directory
+// itself (checkAfterRun). The walk never follows symlinks.
 type diskQuota struct {
 	root  string
 	limit int64
@@ -36,26 +39,42 @@ func (q *diskQuota) forget() {
 	q.mu.Unlock()
 }
 
-// reserve grants n more bytes if they fit under the limit.
-func (q *diskQuota) reserve(n int64) bool {
+// charge grants n more bytes if they fit under the limit, and counts them.
+func (q *diskQuota) charge(n int64) bool {
 	if n <= 0 {
 		return true
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if !q.measured {
-		q.used, q.measured, q.lastWalk = diskUsage(q.root), true, time.Now()
-	}
-	if q.used+n > q.limit && time.Since(q.lastWalk) >= rewalkEvery {
-		q.used, q.lastWalk = diskUsage(q.root), time.Now()
-	}
-	if q.used+n > q.limit {
+	if !q.room(n) {
 		return false
 	}
 	q.used += n
 	return true
 }
 
+// room reports whether n more bytes fit, measuring the directory first
+// when the estimate is missing or says no (at most every rewalkEvery).
+// mu must be held.
+func (q *diskQuota) room(n int64) bool {
+	if !q.measured {
+		q.used, q.measured, q.lastWalk = diskUsage(q.root), true, time.Now()
+	}
+	if q.used+n > q.limit && time.Since(q.lastWalk) >= rewalkEvery {
+		q.used, q.lastWalk = diskUsage(q.root), time.Now()
+	}
+	return q.used+n <= q.limit
+}
+
+// checkAfterRun measures the directory once a run has ended and reports
+// whether the files are over the quota, and how much they take. The
+// measure also becomes the next run's starting estimate.
+func (q *diskQuota) checkAfterRun() (used int64, over bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.used, q.measured, q.lastWalk = diskUsage(q.root), true, time.Now()
+	return q.used, q.used > q.limit
+}
 // diskUsage is what the quota charges for the tree at root: every entry
 // costs wire.DiskEntryCost plus its size rounded up to whole blocks.
 func diskUsage(root string) int64 {

@@ -408,21 +408,21 @@ func TestSpawnChildProcess(t *testing.T) {
 func TestDiskQuota(t *testing.T) {
 	sb := newTestSandbox(t, Limits{DiskQuota: 64 << 10}, nil)
 	r := sb.disk
-	if !r.reserve(16 << 10) {
+	if !r.charge(16 << 10) {
 		t.Fatal("16 KiB refused under a 64 KiB quota")
 	}
-	if r.reserve(1 << 20) {
+	if r.charge(1 << 20) {
 		t.Fatal("1 MiB granted under a 64 KiB quota")
 	}
 	// Deletions are seen when the quota re-measures before refusing.
 	os.WriteFile(filepath.Join(sb.Root(), "workspace", "big"), make([]byte, 40<<10), 0o600)
 	time.Sleep(rewalkEvery)
-	if r.reserve(40 << 10) {
+	if r.charge(40 << 10) {
 		t.Fatal("granted past the quota with a 40 KiB file present")
 	}
 	os.Remove(filepath.Join(sb.Root(), "workspace", "big"))
 	time.Sleep(rewalkEvery)
-	if !r.reserve(40 << 10) {
+	if !r.charge(40 << 10) {
 		t.Fatal("refused after the file was removed")
 	}
 }

@@ -50,7 +50,7 @@ func newLinker(eng *wasmtime.Engine) (*wasmtime.Linker, error) {
 			if trap != nil {
 				return 0, trap
 			}
-			id, err := procOf(c).submit(b)
+			id, err := procOf(c).submit(b, int64(len(memoryOf(c))))
 			if err != nil {
 				return 0, wasmtime.NewTrap(err.Error())
 			}
@@ -106,7 +106,7 @@ func newLinker(eng *wasmtime.Engine) (*wasmtime.Linker, error) {
 		}},
 		{wire.FnDiskReserve, func(c *wasmtime.Caller, n int64) (refused int32, trap *wasmtime.Trap) {
 			defer guard(wire.FnDiskReserve, &trap)
-			if procOf(c).run.sb.disk.reserve(n) {
+			if procOf(c).run.sb.disk.charge(n) {
 				return 0, nil
 			}
 			return 1, nil

@@ -25,8 +25,13 @@ const MaxNesting = 4
 // runs); the fields Python's threads touch (answers, pending) are guarded
 // by the run's mu.
 type proc struct {
-	run     *Run
-	depth   int
+	run    *Run
+	parent *proc // the process blocked in spawn for this one; nil at depth 0
+	depth  int
+	// held is the memory this process held when it called spawn: while its
+	// child runs it is blocked and cannot grow, so the chain's held bytes
+	// are what the child's limit is reduced by (treeHeld).
+	held    int64
 	input   []byte
 	answers []wire.ToolAnswer // answers ready for this process
 	pending map[int64]bool    // its requests not yet answered
@@ -45,8 +50,11 @@ type proc struct {
 	memory         int64 // linear memory size at the end
 }
 
-func newProc(r *Run, depth int, out *[2]*cappedBuffer) *proc {
-	p := &proc{run: r, depth: depth, pending: map[int64]bool{}}
+func newProc(r *Run, parent *proc, out *[2]*cappedBuffer) *proc {
+	p := &proc{run: r, parent: parent, pending: map[int64]bool{}}
+	if parent != nil {
+		p.depth = parent.depth + 1
+	}
 	if out != nil {
 		p.stdout, p.stderr = out[0], out[1]
 	}
@@ -299,7 +307,7 @@ func (r *Run) classify(p *proc, err error, runtimeLog string, memLimit int64) wi
 		// A C guest whose script failed after an allocation failed exits
 		// 137; holding memory near the limit, that is the limit.
 		if res.ExitCode == 137 && nearLimit {
-			return memoryResult(res, memLimit)
+			return r.memoryResult(res, memLimit)
 		}
 		return res
 	}
@@ -315,7 +323,7 @@ func (r *Run) classify(p *proc, err error, runtimeLog string, memLimit int64) wi
 			// runtime error and exits 2; a C guest exits 137.
 			crashed := code == 2 && fileSize(runtimeLog) > 0
 			if (crashed || code == 137) && nearLimit {
-				return memoryResult(res, memLimit)
+				return r.memoryResult(res, memLimit)
 			}
 			if crashed {
 				res.ErrorKind = wire.ErrKindRuntime
@@ -333,7 +341,7 @@ func (r *Run) classify(p *proc, err error, runtimeLog string, memLimit int64) wi
 		}
 	}
 	if nearLimit {
-		return memoryResult(res, memLimit)
+		return r.memoryResult(res, memLimit)
 	}
 	res.ExitCode, res.ErrorKind = 1, wire.ErrKindRuntime
 	res.Error = "Runtime error: " + errorText(err)
@@ -343,10 +351,18 @@ func (r *Run) classify(p *proc, err error, runtimeLog string, memLimit int64) wi
 	return res
 }
 
-func memoryResult(res wire.Result, limit int64) wire.Result {
+// memoryResult is a process that reached limit, its share of the run's
+// memory_limit.
+func (r *Run) memoryResult(res wire.Result, limit int64) wire.Result {
 	res.ExitCode = 137
 	res.ErrorKind = wire.ErrKindMemory
-	res.Error = fmt.Sprintf("Memory limit exceeded: the script needed more than %d bytes (memory_limit=%d)", limit, limit)
+	runLimit := r.sb.cfg.Limits.MemoryLimit
+	if limit >= runLimit {
+		res.Error = fmt.Sprintf("Memory limit exceeded: the script needed more than %d bytes (memory_limit=%d)", runLimit, runLimit)
+	} else {
+		res.Error = fmt.Sprintf("Memory limit exceeded: the script's processes together needed more than memory_limit=%d bytes "+
+			"(a child process had the %d bytes its parents left)", runLimit, limit)
+	}
 	return res
 }
 
@@ -412,7 +428,10 @@ func (p *proc) write(fd int, b []byte) {
 // submit is the tool_submit host function: the request is checked (it must
 // be something Python can take) and authorised at once; only an allowed
 // request is queued for Python, a refused one is answered right here.
-func (p *proc) submit(raw []byte) (int64, error) {
+// memory is what the calling process holds: its params are host memory
+// until the request is answered, charged against memory_limit with it,
+// the processes above it and the requests already waiting.
+func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	r := p.run
 	var req wire.ToolRequest
 	decodeErr := json.Unmarshal(raw, &req)
@@ -451,6 +470,20 @@ func (p *proc) submit(raw []byte) (int64, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	size := int64(len(req.Params))
+	held := memory
+	if p.parent != nil {
+		held += p.parent.treeHeld()
+	}
+	if limit := r.sb.cfg.Limits.MemoryLimit; held+r.outstanding+size > limit {
+		r.answerNow(p, id, req.Method, req.Params, wire.ToolAnswer{ID: id, Code: wire.CodeInvalidRequest,
+			Error: fmt.Sprintf("Tool request refused: its params (%d bytes), the params of the %d tool calls still waiting for answers (%d bytes) "+
+				"and the script's memory (%d bytes) would exceed memory_limit=%d; await earlier calls before making more",
+				size, len(r.reqBytes), r.outstanding, held, limit)})
+		return id, nil
+	}
+	r.outstanding += size
+	r.reqBytes[id] = size
 	shown, cut := preview(req.Params)
 	r.calls = append(r.calls, wire.ToolCall{ID: id, Method: req.Method, Params: shown, ParamsTruncated: cut})
 	r.callIdx[id] = len(r.calls) - 1
@@ -574,15 +607,29 @@ func (p *proc) spawn(raw []byte, parentMemory int64) []byte {
 		return reply()
 	}
 	lim := r.sb.cfg.Limits
-	memLimit := lim.MemoryLimit - parentMemory
+	// The run's processes share memory_limit: the child gets what the
+	// chain of processes blocked above it (this one included) and the
+	// tool requests still waiting for answers leave.
+	p.held = parentMemory
+	held := p.treeHeld()
+	r.mu.Lock()
+	outstanding := r.outstanding
+	r.mu.Unlock()
+	memLimit := lim.MemoryLimit - held - outstanding
 	if memLimit < minChildMemory {
-		memLimit = minChildMemory
+		p.held = 0
+		out.ExitCode = 126
+		out.Error = fmt.Sprintf("memory_limit: a child process needs at least %d bytes, and this run's processes hold %d and its waiting tool requests %d of memory_limit=%d",
+			int64(minChildMemory), held, outstanding, lim.MemoryLimit)
+		return reply()
 	}
 	bufs := [2]*cappedBuffer{{max: lim.MaxOutput}, {max: lim.MaxOutput}}
-	child := newProc(r, p.depth+1, &bufs)
+	child := newProc(r, p, &bufs)
 	in := r.input
 	in.Language, in.Code, in.Stdin, in.HasStdin = req.Language, req.Code, req.Stdin, req.HasStdin
 	end := r.runProc(child, in, memLimit)
+	p.held = 0
+	r.notePeak(held + child.memory)
 	r.mu.Lock()
 	out.Stdout, out.Stderr = bufs[0].String(), bufs[1].String()
 	r.mu.Unlock()
@@ -594,6 +641,16 @@ func (p *proc) spawn(raw []byte, parentMemory int64) []byte {
 	}
 	out.Error = end.result.Error
 	return reply()
+}
+
+// treeHeld is the memory held by p and the processes above it, all
+// blocked in spawn (their held was recorded there).
+func (p *proc) treeHeld() int64 {
+	var n int64
+	for q := p; q != nil; q = q.parent {
+		n += q.held
+	}
+	return n
 }
 
 // minChildMemory is the least memory a child process gets.

@@ -47,6 +47,14 @@ type Run struct {
 	// fatal, when set, decides the run's outcome: a limit hit in a child
 	// process or by the host (tool calls per run).
 	fatal *wire.Result
+	// outstanding is the bytes of params of the tool requests submitted and
+	// not yet answered (reqBytes by id): host memory the run holds, charged
+	// against memory_limit (submit).
+	outstanding int64
+	reqBytes    map[int64]int64
+	// peakTree is the most memory the run's processes held at once while
+	// a child process ran (spawn).
+	peakTree atomic.Int64
 }
 
 func newRun(s *Sandbox, in wire.Input, stream bool) *Run {
@@ -58,6 +66,7 @@ func newRun(s *Sandbox, in wire.Input, stream bool) *Run {
 		handed:    map[int64]bool{},
 		callIdx:   map[int64]int{},
 		callStart: map[int64]time.Time{},
+		reqBytes:  map[int64]int64{},
 		stdout:    cappedBuffer{max: lim.MaxOutput},
 		stderr:    cappedBuffer{max: lim.MaxOutput},
 	}
@@ -79,11 +88,13 @@ func (r *Run) execute() (after func()) {
 				res = wire.Result{ExitCode: 1, ErrorKind: wire.ErrKindRuntime, Error: fmt.Sprintf("Runtime panic: %v", p)}
 			}
 		}()
-		main := newProc(r, 0, nil)
+		main := newProc(r, nil, nil)
 		end := r.runProc(main, r.input, r.sb.cfg.Limits.MemoryLimit)
 		res = end.result
 		used = end.inst
 	}()
+	r.checkDisk(&res)
+	res.PeakMemoryBytes = max(res.PeakMemoryBytes, r.peakTree.Load())
 	res.DurationMS = float64(time.Since(r.begun).Microseconds()) / 1000
 	// From before the result is out until the spare is ready (after): the
 	// sandbox's next run, which may start the moment Python has the result,
@@ -111,6 +122,7 @@ func (r *Run) execute() (after func()) {
 	}
 	r.queue = kept
 	r.owner, r.handed = map[int64]*proc{}, map[int64]bool{}
+	r.outstanding, r.reqBytes = 0, map[int64]int64{}
 	r.changed()
 	r.mu.Unlock()
 	// With the result out, reset the instance (or make a new one) for the
@@ -118,6 +130,39 @@ func (r *Run) execute() (after func()) {
 	return func() {
 		defer r.sb.spareMu.Unlock()
 		r.sb.replaceSpare(used)
+	}
+}
+
+// checkDisk measures the sandbox's files after a run and fails the run
+// when they are over the quota. The guests ask the quota before they
+// write, which should make that impossible; this is the host's own check
+// that they did, so a guest that wrote past the quota anyway (a bug in
+// a guest, a library writing on its own) cannot keep the extra files
+// unnoticed.
+// The files are kept (nothing a script wrote is deleted behind its back);
+// with the directory over the quota every write of the next runs is
+// refused until files are removed.
+func (r *Run) checkDisk(res *wire.Result) {
+	used, over := r.sb.disk.checkAfterRun()
+	if !over {
+		return
+	}
+	msg := fmt.Sprintf("Disk quota exceeded: the sandbox's files take %d bytes, more than disk_quota=%d; "+
+		"they are kept, and writes are refused until files are removed", used, r.sb.cfg.Limits.DiskQuota)
+	if res.ErrorKind == "" {
+		res.ExitCode, res.ErrorKind, res.Error = 1, wire.ErrKindRuntime, msg
+		return
+	}
+	res.Error += "\n" + msg
+}
+
+// notePeak records that the run's processes held n bytes at once.
+func (r *Run) notePeak(n int64) {
+	for {
+		cur := r.peakTree.Load()
+		if n <= cur || r.peakTree.CompareAndSwap(cur, n) {
+			return
+		}
 	}
 }
 
@@ -258,6 +303,8 @@ func (r *Run) settle(id int64, a wire.ToolAnswer) error {
 	delete(r.owner, id)
 	delete(r.handed, id)
 	delete(p.pending, id)
+	r.outstanding -= r.reqBytes[id]
+	delete(r.reqBytes, id)
 	for i, ev := range r.queue {
 		if ev.Kind == wire.EventRequest && ev.ID == id {
 			r.queue = append(r.queue[:i], r.queue[i+1:]...)

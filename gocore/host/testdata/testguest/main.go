@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"amlasandbox/gocore/wire"
 	"amlasandbox/guests/shell/hostapi"
 	"amlasandbox/guests/shell/hostcall"
-	"amlasandbox/gocore/wire"
 )
 
 var (
@@ -76,6 +76,72 @@ func main() {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			fmt.Fprintln(out, "error:", err)
 		}
+	case "fill", "qfill": // [q]fill PATH: write 64 KiB blocks until a write fails or 16 MiB are written,
+		// straight through WASI (fill) or asking the quota first (qfill)
+		var f interface {
+			Write([]byte) (int, error)
+			Close() error
+		}
+		var err error
+		if cmd == "fill" {
+			f, err = os.Create(arg)
+		} else {
+			f, err = hostcall.CreateFile(arg, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(out, "error:", err)
+			break
+		}
+		block := make([]byte, 64<<10)
+		total := 0
+		for total < 16<<20 {
+			n, err := f.Write(block)
+			total += n
+			if err != nil {
+				fmt.Fprintf(out, "wrote %d: %v\n", total, err)
+				break
+			}
+		}
+		f.Close()
+	case "truncate": // truncate PATH BYTES: grow a file by truncate
+		path, size, _ := strings.Cut(arg, " ")
+		var n int64
+		fmt.Sscan(size, &n)
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			fmt.Fprintln(out, "error:", err)
+		} else if err := os.Truncate(path, n); err != nil {
+			fmt.Fprintln(out, "error:", err)
+		} else {
+			fmt.Fprintln(out, "truncated")
+		}
+	case "holdspawn": // holdspawn MIB CODE: hold MIB MiB, then run CODE as a child
+		mib, code, _ := strings.Cut(arg, " ")
+		var n int
+		fmt.Sscan(mib, &n)
+		b := make([]byte, n<<20)
+		for i := range b {
+			b[i] = 1
+		}
+		sink = append(sink, b)
+		res := hostcall.Spawn(wire.SpawnRequest{Language: wire.LangShell, Code: code})
+		fmt.Fprintf(out, "[%d] exit=%d error=%q out=%s", n, res.ExitCode, res.Error, res.Stdout)
+	case "bigcalls": // bigcalls N KIB: submit N calls of KIB KiB params each, then wait for all
+		var n, kib int
+		fmt.Sscan(arg, &n, &kib)
+		params, _ := json.Marshal(map[string]string{"s": strings.Repeat("x", kib<<10)})
+		var ids []int64
+		for i := 0; i < n; i++ {
+			ids = append(ids, tools.Submit("mcp:t", params))
+		}
+		ok, refused := 0, ""
+		for _, id := range ids {
+			if a := tools.Next([]int64{id}); a.OK {
+				ok++
+			} else if refused == "" {
+				refused = a.Error
+			}
+		}
+		fmt.Fprintf(out, "ok=%d refused=%q\n", ok, refused)
 	case "read":
 		b, err := os.ReadFile(arg)
 		if err != nil {
