@@ -75,6 +75,7 @@ func (q *diskQuota) checkAfterRun() (used int64, over bool) {
 	q.used, q.measured, q.lastWalk = diskUsage(q.root), true, time.Now()
 	return q.used, q.used > q.limit
 }
+
 // diskUsage is what the quota charges for the tree at root: every entry
 // costs wire.DiskEntryCost plus its size rounded up to whole blocks.
 func diskUsage(root string) int64 {

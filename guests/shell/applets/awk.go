@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -69,7 +68,9 @@ func awkApplet(p *Proc, args []string) int {
 		src.WriteString(operands[0])
 		operands = operands[1:]
 	}
-	prog, err := parser.ParseProgram([]byte(src.String()), nil)
+	out := bufio.NewWriterSize(p.Stdout, 32*1024)
+	awkOut := newAwkFiles(p, out)
+	prog, err := parseAwk(src.String(), awkOut)
 	if err != nil {
 		var pe *parser.ParseError
 		if errors.As(err, &pe) {
@@ -98,25 +99,20 @@ func awkApplet(p *Proc, args []string) int {
 	for _, k := range names {
 		environ = append(environ, k, p.Env[k])
 	}
-	out := bufio.NewWriterSize(p.Stdout, 32*1024)
 	cfg := &interp.Config{
-		Stdin:   p.Stdin,
-		Output:  out,
-		Error:   p.Stderr,
-		Argv0:   "awk",
-		Args:    files,
-		Vars:    append([]string{"FS", fieldSep}, vars...),
-		NoExec:  true,
-		Environ: environ,
-	}
-	// GoAWK opens redirection targets (print > "f", getline < "f") relative
-	// to the process directory: point it at ours for the run. The shell never
-	// relies on the process directory, so this affects only awk.
-	if p.Dir != "" {
-		if old, err := os.Getwd(); err == nil {
-			defer os.Chdir(old)
-		}
-		_ = os.Chdir(p.Dir)
+		Stdin:  p.Stdin,
+		Output: out,
+		Error:  p.Stderr,
+		Argv0:  "awk",
+		Args:   files,
+		Vars:   append([]string{"FS", fieldSep}, vars...),
+		Funcs:  awkOut.funcs(),
+		NoExec: true,
+		// Files are written through awkOut (awkfiles.go), charged to the
+		// disk quota and resolved against p.Dir; GoAWK's own writes would
+		// be neither.
+		NoFileWrites: true,
+		Environ:      environ,
 	}
 	it, err := interp.New(prog)
 	if err != nil {
@@ -124,6 +120,9 @@ func awkApplet(p *Proc, args []string) int {
 		return 2
 	}
 	status, err := it.ExecuteContext(p.ctx(), cfg)
+	if ferr := awkOut.closeAll(); err == nil && ferr != nil {
+		err = ferr
+	}
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = ferr
 	}
