@@ -14,6 +14,7 @@ import "C"
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -75,17 +76,32 @@ func amlaBigStackWorker(id C.uint64_t) {
 	delete(startingWorkers, uint64(id))
 	startingMu.Unlock()
 	for {
-		after := w.await()()
+		var after func()
+		survive("a guest run", func() { after = w.await()() })
 		// Idle from here: the next job may come while after runs (a run's
 		// follow-up once its result is out) and waits for it.
 		idleMu.Lock()
 		idleWorkers = append(idleWorkers, w)
 		idleMu.Unlock()
 		if after != nil {
-			after()
+			survive("preparing the next instance", after)
 		}
 		C.amla_stack_trim(C.size_t(stackKeep))
 	}
+}
+
+// survive runs f and recovers a panic in it: this thread entered Go from
+// C, and a panic leaving it would end the whole process (Python with it).
+// Jobs recover their own panics where they can report them to a caller
+// (Run.execute, onBigStack); this is the last line, which can only say
+// what happened.
+func survive(what string, f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(os.Stderr, "amla-sandbox: internal error in %s (recovered): %v\n", what, p)
+		}
+	}()
+	f()
 }
 
 // bigJob is work for a worker thread; it may return more work that does

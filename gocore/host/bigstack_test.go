@@ -182,3 +182,26 @@ func TestSpinBudget(t *testing.T) {
 		t.Fatalf("the process's budget is %d spinners, want GOMAXPROCS-1 = %d", got, want)
 	}
 }
+
+// TestPanicPreparingTheSpareIsSurvived: a panic in a run's follow-up (the
+// reset of its instance, on the worker thread, after the result is out)
+// neither ends the process nor leaves a broken spare for the next run.
+func TestPanicPreparingTheSpareIsSurvived(t *testing.T) {
+	sb := newTestSandbox(t, Limits{}, nil)
+	spareHook = func() { panic("injected fault") }
+	res := run(t, sb, "echo one", nil)
+	sb.spareMu.Lock() // the follow-up has ended once the lock is free
+	sb.spareMu.Unlock()
+	spareHook = nil
+	if res.Stdout != "one\n" {
+		t.Fatalf("first run: %+v", res)
+	}
+	if sb.spare != nil {
+		t.Fatal("a spare survived the fault in making it")
+	}
+	for i := 0; i < 3; i++ {
+		if res := run(t, sb, "echo again", nil); res.Stdout != "again\n" || res.ErrorKind != "" {
+			t.Fatalf("run %d after the fault: %+v", i, res)
+		}
+	}
+}

@@ -22,6 +22,10 @@ package host
 // up. The grace period keeps two installations on one machine (two venvs,
 // two versions) from deleting each other's artifacts on every start.
 //
+// Trust: an artifact is loaded only once it is verified as this package's
+// (cachefile.go): owned by this user in a directory only this user can
+// write, with a keyed digest written beside it when it was compiled.
+//
 // Concurrency: artifacts are written to a temporary file and renamed into
 // place (writeAtomic), so readers never see half a file; removing a file
 // another process has mapped is harmless on POSIX systems. Compiling takes
@@ -379,6 +383,9 @@ func PruneCache(dir string, keep []string, maxBytes int64, grace time.Duration) 
 		if err := os.Remove(path); err == nil || errors.Is(err, os.ErrNotExist) {
 			report.Removed = append(report.Removed, filepath.Base(path))
 		}
+		if strings.HasSuffix(path, cacheSuffix) {
+			_ = os.Remove(path + macSuffix) // its digest (cachefile.go)
+		}
 	}
 	var candidates []cacheFile
 	for _, e := range entries {
@@ -392,6 +399,11 @@ func PruneCache(dir string, keep []string, maxBytes int64, grace time.Duration) 
 		switch {
 		case strings.HasPrefix(name, ".tmp-") && strings.HasSuffix(name, cacheSuffix):
 			if age > tmpStale {
+				remove(path)
+			}
+		case strings.HasSuffix(name, cacheSuffix+macSuffix):
+			// A digest whose artifact is gone.
+			if _, err := os.Lstat(strings.TrimSuffix(path, macSuffix)); errors.Is(err, os.ErrNotExist) && age > tmpStale {
 				remove(path)
 			}
 		case strings.HasSuffix(name, cacheSuffix+lockSuffix):

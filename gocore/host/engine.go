@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
@@ -57,18 +58,63 @@ func engineConfig() *wasmtime.Config {
 const profilingPerfMap = wasmtime.ProfilingStrategy(3)
 
 // sharedEngine returns the one Engine of this process, with epoch
-// interruption on and a goroutine advancing the epoch.
+// interruption on. Its epoch advances only while runs are active
+// (epochRunStarted).
 func sharedEngine() *wasmtime.Engine {
 	engineOnce.Do(func() {
 		engine = wasmtime.NewEngineWithConfig(engineConfig())
-		go func() {
-			t := time.NewTicker(epochTick)
-			for range t.C {
-				engine.IncrementEpoch()
-			}
-		}()
 	})
 	return engine
+}
+
+// The epoch ticker runs while at least one run is active, so an idle
+// process (sandboxes made, nothing running) has no timer waking it every
+// epochTick. A guest only runs inside a run, and only a running guest
+// needs the epoch to advance: between runs nothing executes wasm.
+var (
+	epochMu    sync.Mutex
+	epochRuns  int           // runs active now
+	epochStop  chan struct{} // closed to stop the ticker; nil when it is stopped
+	epochTicks atomic.Int64  // ticks so far (for tests)
+)
+
+// epochRunStarted notes that a run is about to execute wasm, starting the
+// ticker if it is the only one; epochRunEnded must follow.
+func epochRunStarted() {
+	eng := sharedEngine()
+	epochMu.Lock()
+	defer epochMu.Unlock()
+	epochRuns++
+	if epochRuns > 1 {
+		return
+	}
+	stop := make(chan struct{})
+	epochStop = stop
+	go func() {
+		t := time.NewTicker(epochTick)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				eng.IncrementEpoch()
+				epochTicks.Add(1)
+			}
+		}
+	}()
+}
+
+// epochRunEnded notes that a run no longer executes wasm; the last one
+// stops the ticker.
+func epochRunEnded() {
+	epochMu.Lock()
+	defer epochMu.Unlock()
+	epochRuns--
+	if epochRuns == 0 && epochStop != nil {
+		close(epochStop)
+		epochStop = nil
+	}
 }
 
 // GuestModule is the compiled guest program, shared by every Sandbox that
@@ -114,32 +160,67 @@ func (g *GuestModule) classify() {
 	g.resettable = g.reactor && len(g.resetGlobals) > 0
 }
 
+// guestSlot holds the module of one (wasm, cache) pair; its mutex is held
+// while that module loads, which may mean compiling it for tens of
+// seconds, so only callers of the same module wait for it.
+type guestSlot struct {
+	mu sync.Mutex
+	g  *GuestModule
+}
+
 var (
-	modulesMu sync.Mutex
-	modules   = map[string]*GuestModule{}
+	modulesMu sync.Mutex // guards modules, never held while loading
+	modules   = map[string]*guestSlot{}
 )
 
 // LoadGuest returns the guest module for wasmPath, loading the compiled
 // artifact at cachePath when it is usable and otherwise compiling the wasm
-// and writing cachePath atomically. A corrupt or incompatible cache file is
-// replaced, never an error. cachePath may be empty (no disk cache).
+// and writing cachePath atomically. A corrupt, incompatible or unverified
+// cache file is replaced, never an error and never loaded (cachefile.go).
+// cachePath may be empty (no disk cache). Loading one module does not hold
+// up loading another.
 func LoadGuest(wasmPath, cachePath string) (*GuestModule, error) {
 	key := wasmPath + "\x00" + cachePath
 	modulesMu.Lock()
-	defer modulesMu.Unlock()
-	if m, ok := modules[key]; ok {
-		return m, nil
+	slot := modules[key]
+	if slot == nil {
+		slot = &guestSlot{}
+		modules[key] = slot
 	}
+	modulesMu.Unlock()
+	slot.mu.Lock()
+	defer slot.mu.Unlock()
+	if slot.g != nil {
+		return slot.g, nil
+	}
+	g, err := loadGuest(wasmPath, cachePath)
+	if err != nil {
+		return nil, err
+	}
+	slot.g = g
+	return g, nil
+}
+
+// loadGuest loads the module for LoadGuest.
+func loadGuest(wasmPath, cachePath string) (*GuestModule, error) {
 	if _, err := os.Stat(wasmPath); err != nil {
 		return nil, fmt.Errorf("WASM file not found: %s", wasmPath)
 	}
 	eng := sharedEngine()
+	if cachePath != "" {
+		if err := trustedCacheDir(filepath.Dir(cachePath)); err != nil {
+			// Native code from a directory others can write to is never
+			// loaded: compile in memory instead, every time.
+			warnUntrustedCache(err)
+			cachePath = ""
+		}
+	}
 	g := &GuestModule{WasmPath: wasmPath, CachePath: cachePath}
 	if cachePath != "" {
-		if m, err := wasmtime.NewModuleDeserializeFile(eng, cachePath); err == nil {
+		if m, err := loadCached(eng, wasmPath, cachePath); err == nil {
 			g.module, g.FromCache = m, true
 		} else if !errors.Is(err, os.ErrNotExist) {
-			_ = os.Remove(cachePath) // stale or corrupt: rebuilt below
+			removeArtifact(cachePath) // stale, corrupt or not ours: rebuilt below
 		}
 	}
 	if g.module == nil && cachePath != "" {
@@ -147,7 +228,7 @@ func LoadGuest(wasmPath, cachePath string) (*GuestModule, error) {
 		// a one-line note on stderr: this takes seconds.
 		dir := filepath.Dir(cachePath)
 		if entry, err := EnsureCached(dir, wasmPath, AnnounceCompile(dir, wasmPath)); err == nil && entry.Path == cachePath {
-			if m, err := wasmtime.NewModuleDeserializeFile(eng, cachePath); err == nil {
+			if m, err := loadCached(eng, wasmPath, cachePath); err == nil {
 				g.module = m
 			}
 		}
@@ -166,8 +247,16 @@ func LoadGuest(wasmPath, cachePath string) (*GuestModule, error) {
 	}
 	g.linker = linker
 	g.classify()
-	modules[key] = g
 	return g, nil
+}
+
+var untrustedCacheOnce sync.Once
+
+// warnUntrustedCache says once per process why the cache is not used.
+func warnUntrustedCache(err error) {
+	untrustedCacheOnce.Do(func() {
+		fmt.Fprintf(os.Stderr, "amla-sandbox: not using the module cache (%v); guests compile in memory\n", err)
+	})
 }
 
 // Precompile compiles wasmPath and writes the artifact to cachePath even if
@@ -196,7 +285,7 @@ func compileAndCache(eng *wasmtime.Engine, wasmPath, cachePath string) (*wasmtim
 	if err != nil {
 		return m, nil // a cache is an optimisation; the module works
 	}
-	_ = writeAtomic(cachePath, data)
+	_ = writeArtifact(cachePath, data)
 	return m, nil
 }
 

@@ -83,6 +83,9 @@ func (r *Run) execute() (after func()) {
 	var res wire.Result
 	var used *instance
 	func() {
+		// The epoch advances while a run executes wasm, and only then.
+		epochRunStarted()
+		defer epochRunEnded()
 		defer func() {
 			if p := recover(); p != nil {
 				res = wire.Result{ExitCode: 1, ErrorKind: wire.ErrKindRuntime, Error: fmt.Sprintf("Runtime panic: %v", p)}

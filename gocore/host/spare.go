@@ -14,6 +14,17 @@ package host
 // fresh instance of used's language, used being closed. spareMu must be
 // held (Run.execute takes it before the result is out).
 func (s *Sandbox) replaceSpare(used *instance) {
+	defer func() {
+		if p := recover(); p != nil {
+			// A half-reset or half-made instance must not be the next
+			// run's: the next run makes a fresh one.
+			s.spare = nil
+			panic(p)
+		}
+	}()
+	if spareHook != nil {
+		spareHook()
+	}
 	if used == nil || used.g == nil || s.isClosed() {
 		used.close()
 		return
@@ -31,6 +42,9 @@ func (s *Sandbox) replaceSpare(used *instance) {
 		s.spare = nil
 	}
 }
+
+// spareHook, when set (by tests), runs at the start of every replaceSpare.
+var spareHook func()
 
 // takeSpare returns the spare for a run of language, set up as p (the
 // run's own process), or nil when there is none for that language. It

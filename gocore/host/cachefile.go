@@ -1,0 +1,259 @@
+package host
+
+// Compiled artifacts are native code: wasmtime maps a .cwasm file and
+// runs it. Before loading one, the host checks that it is ours.
+//
+// Threat model (docs/security.md): someone who can write to the cache
+// directory but is not this user (a shared or world-writable directory,
+// a careless XDG_CACHE_HOME), another program that names its artifacts
+// the same way (the reference amla-sandbox does), and corruption (a
+// truncated copy, a failing disk) must not get native code loaded into
+// this process. Someone who runs as this user can already run code as
+// this user and is out of scope.
+//
+//   - The directory and the artifact must belong to this user and be
+//     writable by nobody else (as ssh checks its files); otherwise the
+//     cache is not used at all and guests compile in memory.
+//   - Every artifact this package writes gets a keyed digest beside it
+//     (<artifact>.mac, HMAC-SHA-256 under a random key kept in the cache
+//     directory, readable by this user only). An artifact whose digest is
+//     missing or wrong is removed and compiled again, never loaded.
+//   - An artifact without a digest that is byte for byte the one the
+//     package ships beside the guest (precompiled/<name>, installed with
+//     the package's own code) is adopted: its digest is written then.
+//
+// What remains: the file is verified, then wasmtime opens it again by
+// name to map it; swapping it in between needs write access to the
+// directory, which only this user has.
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+)
+
+const (
+	macSuffix    = ".mac"
+	cacheKeyName = ".amla-cache-key"
+	cacheKeySize = 32
+)
+
+// errUnverified: the artifact is not one this package wrote (or adopted).
+var errUnverified = errors.New("compiled artifact not verified as this package's")
+
+var (
+	cacheKeysMu sync.Mutex
+	cacheKeys   = map[string][]byte{}
+)
+
+// cacheKey returns the digest key of cache directory dir, making it on
+// first use. The key file must be this user's and private.
+func cacheKey(dir string) ([]byte, error) {
+	cacheKeysMu.Lock()
+	defer cacheKeysMu.Unlock()
+	if k, ok := cacheKeys[dir]; ok {
+		return k, nil
+	}
+	path := filepath.Join(dir, cacheKeyName)
+	for attempt := 0; attempt < 3; attempt++ {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+			key := make([]byte, cacheKeySize)
+			if _, err := rand.Read(key); err != nil {
+				f.Close()
+				os.Remove(path)
+				return nil, fmt.Errorf("module cache key: %w", err)
+			}
+			_, werr := f.Write(key)
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				os.Remove(path)
+				return nil, fmt.Errorf("module cache key %s: %w", path, werr)
+			}
+			cacheKeys[dir] = key
+			return key, nil
+		} else if !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("module cache key %s: %w", path, err)
+		}
+		info, err := os.Lstat(path)
+		if err != nil {
+			continue // removed meanwhile: make it again
+		}
+		if err := checkPrivate(path, info); err != nil {
+			return nil, err
+		}
+		key, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("module cache key %s: %w", path, err)
+		}
+		if len(key) != cacheKeySize {
+			// Another process is still writing it, or it is damaged.
+			if attempt < 2 {
+				continue
+			}
+			return nil, fmt.Errorf("module cache key %s: %d bytes, want %d", path, len(key), cacheKeySize)
+		}
+		cacheKeys[dir] = key
+		return key, nil
+	}
+	return nil, fmt.Errorf("module cache key %s: could not be made", path)
+}
+
+// artifactMAC is the keyed digest of an artifact's bytes.
+func artifactMAC(key []byte, r io.Reader) (string, error) {
+	h := hmac.New(sha256.New, key)
+	if _, err := io.Copy(h, r); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// trustedCacheDir reports whether dir may hold artifacts this process
+// loads: it must exist (or be made) as this user's, writable by nobody
+// else.
+func trustedCacheDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("module cache %s: %w", dir, err)
+	}
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("module cache %s: %w", dir, err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("module cache %s: not a directory", dir)
+	}
+	return checkOwned(dir, info)
+}
+
+// writeArtifact writes a compiled artifact and its keyed digest, each
+// atomically (the artifact first: a reader that sees it without its digest
+// compiles again rather than load it).
+func writeArtifact(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := trustedCacheDir(dir); err != nil {
+		return err
+	}
+	key, err := cacheKey(dir)
+	if err != nil {
+		return err
+	}
+	mac, err := artifactMAC(key, bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(path, data); err != nil {
+		return err
+	}
+	return writeAtomic(path+macSuffix, []byte(mac+"\n"))
+}
+
+// removeArtifact removes an artifact and its digest.
+func removeArtifact(path string) {
+	_ = os.Remove(path)
+	_ = os.Remove(path + macSuffix)
+}
+
+// loadCached loads the artifact at path for the guest at wasmPath once it
+// is verified as this package's. An error wrapping os.ErrNotExist means
+// there is none; any other error means it must not be loaded.
+func loadCached(eng *wasmtime.Engine, wasmPath, path string) (*wasmtime.Module, error) {
+	if err := verifyArtifact(wasmPath, path); err != nil {
+		return nil, err
+	}
+	return wasmtime.NewModuleDeserializeFile(eng, path)
+}
+
+// verifyArtifact checks the artifact at path (see the top of this file).
+func verifyArtifact(wasmPath, path string) error {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w: not a regular file", path, errUnverified)
+	}
+	dir := filepath.Dir(path)
+	if err := trustedCacheDir(dir); err != nil {
+		return fmt.Errorf("%w: %v", errUnverified, err)
+	}
+	if err := checkOwned(path, info); err != nil {
+		return fmt.Errorf("%w: %v", errUnverified, err)
+	}
+	key, err := cacheKey(dir)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUnverified, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	got, err := artifactMAC(key, f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	want, err := os.ReadFile(path + macSuffix)
+	if err == nil {
+		if hmac.Equal([]byte(strings.TrimSpace(string(want))), []byte(got)) {
+			return nil
+		}
+		return fmt.Errorf("%s: %w: its digest does not match", path, errUnverified)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if shippedCopy(wasmPath, path) {
+		return writeAtomic(path+macSuffix, []byte(got+"\n"))
+	}
+	return fmt.Errorf("%s: %w: it has no digest", path, errUnverified)
+}
+
+// shippedCopy reports whether the artifact at path is the one the package
+// ships beside the guest at wasmPath (precompiled/<same name>).
+func shippedCopy(wasmPath, path string) bool {
+	shipped := filepath.Join(filepath.Dir(wasmPath), "precompiled", filepath.Base(path))
+	a, err := os.Stat(shipped)
+	if err != nil || !a.Mode().IsRegular() {
+		return false
+	}
+	b, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	if os.SameFile(a, b) {
+		return true // the cache holds a hard link to it
+	}
+	if a.Size() != b.Size() {
+		return false
+	}
+	return sameContent(shipped, path)
+}
+
+func sameContent(p, q string) bool {
+	hash := func(path string) []byte {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return nil
+		}
+		return h.Sum(nil)
+	}
+	a, b := hash(p), hash(q)
+	return a != nil && bytes.Equal(a, b)
+}
