@@ -25,6 +25,11 @@ type diskQuota struct {
 	used     int64
 	measured bool
 	lastWalk time.Time
+	// asked: a guest asked for room since the run began (takeAsked).
+	asked bool
+	// found is what a measure after a run that asked for nothing found
+	// over the quota, for the next run to say (takeFound).
+	found string
 }
 
 // rewalkEvery bounds how often a guest pressing at the quota makes the
@@ -41,11 +46,12 @@ func (q *diskQuota) forget() {
 
 // charge grants n more bytes if they fit under the limit, and counts them.
 func (q *diskQuota) charge(n int64) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.asked = true
 	if n <= 0 {
 		return true
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	if !q.room(n) {
 		return false
 	}
@@ -66,14 +72,39 @@ func (q *diskQuota) room(n int64) bool {
 	return q.used+n <= q.limit
 }
 
-// checkAfterRun measures the directory once a run has ended and reports
-// whether the files are over the quota, and how much they take. The
-// measure also becomes the next run's starting estimate.
-func (q *diskQuota) checkAfterRun() (used int64, over bool) {
+// measure walks the directory and reports whether the files are over the
+// quota, and how much they take. The measure becomes the estimate, so
+// once the files are over every reservation is refused until some go.
+func (q *diskQuota) measure() (used int64, over bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.used, q.measured, q.lastWalk = diskUsage(q.root), true, time.Now()
 	return q.used, q.used > q.limit
+}
+
+// takeAsked reports whether a guest asked for room since the last call.
+func (q *diskQuota) takeAsked() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	asked := q.asked
+	q.asked = false
+	return asked
+}
+
+// note keeps msg for the next run to report (takeFound).
+func (q *diskQuota) note(msg string) {
+	q.mu.Lock()
+	q.found = msg
+	q.mu.Unlock()
+}
+
+// takeFound returns and forgets what the last measure after a run found.
+func (q *diskQuota) takeFound() string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	msg := q.found
+	q.found = ""
+	return msg
 }
 
 // diskUsage is what the quota charges for the tree at root: every entry

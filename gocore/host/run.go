@@ -96,7 +96,7 @@ func (r *Run) execute() (after func()) {
 		res = end.result
 		used = end.inst
 	}()
-	r.checkDisk(&res)
+	checked := r.checkDisk(&res)
 	res.PeakMemoryBytes = max(res.PeakMemoryBytes, r.peakTree.Load())
 	res.DurationMS = float64(time.Since(r.begun).Microseconds()) / 1000
 	// From before the result is out until the spare is ready (after): the
@@ -131,32 +131,53 @@ func (r *Run) execute() (after func()) {
 	// With the result out, reset the instance (or make a new one) for the
 	// next run.
 	return func() {
-		defer r.sb.spareMu.Unlock()
-		r.sb.replaceSpare(used)
+		func() {
+			defer r.sb.spareMu.Unlock()
+			r.sb.replaceSpare(used)
+		}()
+		if !checked {
+			r.checkDiskLater()
+		}
 	}
 }
 
-// checkDisk measures the sandbox's files after a run and fails the run
-// when they are over the quota. The guests ask the quota before they
-// write, which should make that impossible; this is the host's own check
-// that they did, so a guest that wrote past the quota anyway (a bug in
-// a guest, a library writing on its own) cannot keep the extra files
-// unnoticed.
-// The files are kept (nothing a script wrote is deleted behind its back);
-// with the directory over the quota every write of the next runs is
+// checkDisk is the host's own check that the guests kept to the disk
+// quota: they ask it before they write, which should make going over
+// impossible, and this catches a guest (or a library in one) that wrote
+// without asking. A run that asked for room is measured before its result
+// is out, and fails when the files are over the quota. A run that asked
+// for nothing is measured after its result is out (a walk of the
+// directory costs about as much as a short run, so it is kept off the
+// result's path): over the quota, the next run's stderr starts by saying
+// so. Either way the files are kept (nothing a script wrote is deleted
+// behind its back) and, with the measure as the estimate, every write is
 // refused until files are removed.
-func (r *Run) checkDisk(res *wire.Result) {
-	used, over := r.sb.disk.checkAfterRun()
-	if !over {
-		return
+func (r *Run) checkDisk(res *wire.Result) (measured bool) {
+	if !r.sb.disk.takeAsked() {
+		return false
 	}
-	msg := fmt.Sprintf("Disk quota exceeded: the sandbox's files take %d bytes, more than disk_quota=%d; "+
-		"they are kept, and writes are refused until files are removed", used, r.sb.cfg.Limits.DiskQuota)
-	if res.ErrorKind == "" {
-		res.ExitCode, res.ErrorKind, res.Error = 1, wire.ErrKindRuntime, msg
-		return
+	if used, over := r.sb.disk.measure(); over {
+		msg := r.sb.overQuota(used)
+		if res.ErrorKind == "" {
+			res.ExitCode, res.ErrorKind, res.Error = 1, wire.ErrKindRuntime, msg
+		} else {
+			res.Error += "\n" + msg
+		}
 	}
-	res.Error += "\n" + msg
+	return true
+}
+
+// checkDiskLater measures the directory after a run that asked for no
+// room (see checkDisk).
+func (r *Run) checkDiskLater() {
+	if used, over := r.sb.disk.measure(); over {
+		r.sb.disk.note(r.sb.overQuota(used) + " (found after the previous run)")
+	}
+}
+
+func (s *Sandbox) overQuota(used int64) string {
+	return fmt.Sprintf("Disk quota exceeded: the sandbox's files take %d bytes, more than disk_quota=%d; "+
+		"they are kept, and writes are refused until files are removed", used, s.cfg.Limits.DiskQuota)
 }
 
 // notePeak records that the run's processes held n bytes at once.

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"container/list"
 	"errors"
 	"fmt"
 	"os"
@@ -95,6 +96,10 @@ type Sandbox struct {
 	// ready, so the next run waits for it.
 	spareMu sync.Mutex
 	spare   *instance
+	// spareElem is s's place in the process's line of spares, spareAt when
+	// its spare was last made (idlespares.go); both guarded by spares.mu.
+	spareElem *list.Element
+	spareAt   time.Time
 }
 
 // NewSandbox creates a sandbox with a fresh private directory.
@@ -186,6 +191,9 @@ func (s *Sandbox) Start(language, code string, stdin string, hasStdin, stream bo
 	}
 	r := newRun(s, in, stream)
 	s.disk.forget()
+	if msg := s.disk.takeFound(); msg != "" {
+		r.stderr.Write([]byte(msg + "\n"))
+	}
 	prev := s.active
 	s.active = r
 	// The run's goroutine starts on a thread sized for a guest's stack

@@ -19,6 +19,7 @@ func (s *Sandbox) replaceSpare(used *instance) {
 			// A half-reset or half-made instance must not be the next
 			// run's: the next run makes a fresh one.
 			s.spare = nil
+			s.forgetSpare()
 			panic(p)
 		}
 	}()
@@ -30,6 +31,11 @@ func (s *Sandbox) replaceSpare(used *instance) {
 		return
 	}
 	s.spare.close()
+	defer func() {
+		if s.spare != nil {
+			s.noteSpare()
+		}
+	}()
 	if s.reset(used) {
 		s.spare = used
 		return
@@ -54,6 +60,7 @@ func (s *Sandbox) takeSpare(language string, p *proc) *instance {
 	defer s.spareMu.Unlock()
 	in := s.spare
 	s.spare = nil
+	s.forgetSpare()
 	if in == nil {
 		return nil
 	}
@@ -74,6 +81,7 @@ func (s *Sandbox) dropSpare() {
 	defer s.spareMu.Unlock()
 	s.spare.close()
 	s.spare = nil
+	s.forgetSpare()
 }
 
 // isClosed may be called with spareMu held: Start holds mu while it waits

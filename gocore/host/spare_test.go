@@ -119,3 +119,47 @@ func TestCompileIsNotRunTime(t *testing.T) {
 		t.Logf("compiling took under the timeout (%s); the test proves little on this machine", time.Since(start))
 	}
 }
+
+// TestIdleSparesAreReleased: at most the bound of sandboxes keep a spare,
+// the ones used last; a spare unused for the idle time goes; a sandbox
+// whose spare went still runs.
+func TestIdleSparesAreReleased(t *testing.T) {
+	SetSpareBounds(2, time.Hour)
+	defer SetSpareBounds(DefaultMaxSpares, DefaultSpareIdle)
+	sbs := make([]*Sandbox, 4)
+	for i := range sbs {
+		sbs[i] = newTestSandbox(t, Limits{}, nil)
+		if res := run(t, sbs[i], "echo x", nil); res.Stdout != "x\n" {
+			t.Fatalf("run %d: %+v", i, res)
+		}
+		spareOf(sbs[i])
+	}
+	has := func(sb *Sandbox) bool {
+		sb.spareMu.Lock()
+		defer sb.spareMu.Unlock()
+		return sb.spare != nil
+	}
+	for i, want := range []bool{false, false, true, true} {
+		if has(sbs[i]) != want {
+			t.Fatalf("sandbox %d has a spare: %v, want %v", i, has(sbs[i]), want)
+		}
+	}
+	if res := run(t, sbs[0], "echo back", nil); res.Stdout != "back\n" {
+		t.Fatalf("a sandbox whose spare was released: %+v", res)
+	}
+	spareOf(sbs[0])
+	if !has(sbs[0]) || has(sbs[2]) {
+		t.Fatal("the sandbox used last did not get the spare of the one used least recently")
+	}
+	SetSpareBounds(2, 50*time.Millisecond)
+	deadline := time.Now().Add(5 * time.Second)
+	for (has(sbs[0]) || has(sbs[3])) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if has(sbs[0]) || has(sbs[3]) {
+		t.Fatal("idle spares were kept past the idle time")
+	}
+	if res := run(t, sbs[3], "echo still", nil); res.Stdout != "still\n" {
+		t.Fatalf("after its spare idled out: %+v", res)
+	}
+}

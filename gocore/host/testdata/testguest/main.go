@@ -94,15 +94,14 @@ func main() {
 		}
 		block := make([]byte, 64<<10)
 		total := 0
-		for total < 16<<20 {
-			n, err := f.Write(block)
+		var werr error
+		for total < 16<<20 && werr == nil {
+			var n int
+			n, werr = f.Write(block)
 			total += n
-			if err != nil {
-				fmt.Fprintf(out, "wrote %d: %v\n", total, err)
-				break
-			}
 		}
 		f.Close()
+		fmt.Fprintf(out, "wrote %d: %v\n", total, werr)
 	case "truncate": // truncate PATH BYTES: grow a file by truncate
 		path, size, _ := strings.Cut(arg, " ")
 		var n int64
