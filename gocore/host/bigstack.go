@@ -52,10 +52,30 @@ type bigWorker struct {
 	wake chan struct{} // a token after job was set; may be stale
 }
 
+// DefaultMaxWorkers bounds the worker threads that runs start on; see
+// SetMaxWorkers.
+const DefaultMaxWorkers = 32
+
+// idleTrimAfter is how long a worker waits for a job before it gives back
+// all but stackIdleKeep of its stack.
+const (
+	idleTrimAfter = 30 * time.Second
+	stackIdleKeep = 64 << 10
+)
+
 var (
 	// idleWorkers are waiting for a job, the last to become idle last.
+	// idleMu also guards the counts and the queue below.
 	idleMu      sync.Mutex
 	idleWorkers []*bigWorker
+	// workers is how many worker threads exist; a run starts a new one
+	// only below maxWorkers, and otherwise waits in queued for a worker
+	// to finish. A nested process never waits (its parent holds a worker
+	// while it runs, so waiting could deadlock): it may go past the bound,
+	// by at most MaxNesting threads per run.
+	workers    int
+	maxWorkers = DefaultMaxWorkers
+	queued     []bigJob
 	// startingWorkers are the workers of threads being started, by id,
 	// each holding its first job.
 	startingMu      sync.Mutex
@@ -66,8 +86,10 @@ var (
 // amlaBigStackWorker serves jobs for the life of the process. Workers never
 // end: a thread that has run wasm and leaves Go tears down wasmtime's and
 // Go's per-thread signal state in an order neither controls, and the suite
-// once died of SIGSEGV while idle workers were ending. An idle worker costs
-// its thread and the committed top of its stack (stackKeep).
+// once died of SIGSEGV while idle workers were ending. So they are bounded
+// instead (maxWorkers, with runs beyond it queued), and an idle worker costs
+// its thread and the committed top of its stack: stackKeep, and
+// stackIdleKeep once it has been idle for idleTrimAfter.
 //
 //export amlaBigStackWorker
 func amlaBigStackWorker(id C.uint64_t) {
@@ -79,9 +101,16 @@ func amlaBigStackWorker(id C.uint64_t) {
 		var after func()
 		survive("a guest run", func() { after = w.await()() })
 		// Idle from here: the next job may come while after runs (a run's
-		// follow-up once its result is out) and waits for it.
+		// follow-up once its result is out) and waits for it. A run
+		// waiting for a worker is that next job.
 		idleMu.Lock()
-		idleWorkers = append(idleWorkers, w)
+		if len(queued) > 0 {
+			next := queued[0]
+			queued = queued[1:]
+			w.job.Store(&next)
+		} else {
+			idleWorkers = append(idleWorkers, w)
+		}
 		idleMu.Unlock()
 		if after != nil {
 			survive("preparing the next instance", after)
@@ -123,10 +152,16 @@ func (w *bigWorker) await() bigJob {
 		}
 		spinners.stop()
 	}
+	trim := time.NewTimer(idleTrimAfter)
+	defer trim.Stop()
 	for {
-		<-w.wake
-		if j := w.job.Swap(nil); j != nil {
-			return *j
+		select {
+		case <-w.wake:
+			if j := w.job.Swap(nil); j != nil {
+				return *j
+			}
+		case <-trim.C:
+			C.amla_stack_trim(C.size_t(stackIdleKeep))
 		}
 	}
 }
@@ -169,15 +204,33 @@ func (b *spinBudget) stop() { b.n.Add(-1) }
 // processor nobody spins.
 var spinners = spinBudget{max: -1}
 
+// SetMaxWorkers bounds the worker threads runs start on (n >= 1). Threads
+// are never ended, so lowering the bound stops new ones, nothing more.
+func SetMaxWorkers(n int) {
+	idleMu.Lock()
+	maxWorkers = max(n, 1)
+	idleMu.Unlock()
+}
+
 // goOnBigStack starts f on a worker thread with a stack of threadStack
 // bytes and returns: the worker that became idle last takes it, or a new
-// one is started. A run's own goroutine starts this way (Sandbox.Start).
-func goOnBigStack(f bigJob) error {
-	var w *bigWorker
+// one is started, or with maxWorkers busy f waits for the first to finish.
+// A run's own goroutine starts this way (Sandbox.Start).
+func goOnBigStack(f bigJob) error { return dispatch(f, false) }
+
+// dispatch hands f to a worker; nested jobs never wait in the queue.
+func dispatch(f bigJob, nested bool) error {
 	idleMu.Lock()
+	var w *bigWorker
 	if n := len(idleWorkers); n > 0 {
 		w = idleWorkers[n-1]
 		idleWorkers = idleWorkers[:n-1]
+	} else if !nested && workers >= maxWorkers {
+		queued = append(queued, f)
+		idleMu.Unlock()
+		return nil
+	} else {
+		workers++
 	}
 	idleMu.Unlock()
 	if w != nil {
@@ -199,6 +252,9 @@ func goOnBigStack(f bigJob) error {
 		startingMu.Lock()
 		delete(startingWorkers, id)
 		startingMu.Unlock()
+		idleMu.Lock()
+		workers--
+		idleMu.Unlock()
 		return fmt.Errorf("starting a thread for the guest: %w", syscall.Errno(errno))
 	}
 	return nil
@@ -209,11 +265,11 @@ func goOnBigStack(f bigJob) error {
 // this way, from its parent's thread (proc.spawn).
 func onBigStack(f func()) error {
 	done := make(chan any, 1)
-	err := goOnBigStack(func() func() {
+	err := dispatch(func() func() {
 		defer func() { done <- recover() }()
 		f()
 		return nil
-	})
+	}, true)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -203,5 +204,54 @@ func TestPanicPreparingTheSpareIsSurvived(t *testing.T) {
 		if res := run(t, sb, "echo again", nil); res.Stdout != "again\n" || res.ErrorKind != "" {
 			t.Fatalf("run %d after the fault: %+v", i, res)
 		}
+	}
+}
+
+// TestWorkersAreBounded: runs beyond the bound of worker threads wait for
+// a worker instead of starting threads; nested processes still get theirs
+// (a parent holds its worker), so nothing deadlocks.
+func TestWorkersAreBounded(t *testing.T) {
+	idleMu.Lock()
+	base := workers
+	idleMu.Unlock()
+	SetMaxWorkers(base + 1)
+	defer SetMaxWorkers(DefaultMaxWorkers)
+	const runs = 4
+	sbs := make([]*Sandbox, runs)
+	for i := range sbs {
+		sbs[i] = newTestSandbox(t, Limits{}, nil)
+	}
+	var wg sync.WaitGroup
+	results := make([]string, runs)
+	for i := range sbs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			code := "sleep 100"
+			if i%2 == 0 {
+				code = "spawn sleep 100"
+			}
+			r, err := sbs[i].Start("shell", code, "", false, false)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			res := r.Result()
+			results[i] = res.Stdout + res.Error
+		}(i)
+	}
+	wg.Wait()
+	for i, out := range results {
+		if !strings.Contains(out, "slept") {
+			t.Fatalf("run %d: %q", i, out)
+		}
+	}
+	idleMu.Lock()
+	got := workers
+	idleMu.Unlock()
+	// One worker for runs beyond those that existed, plus one per nested
+	// process at most.
+	if got > base+1+runs/2 {
+		t.Fatalf("%d worker threads after %d concurrent runs (had %d, bound %d)", got, runs, base, base+1)
 	}
 }
