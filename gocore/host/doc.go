@@ -3,8 +3,14 @@
 // owning a private directory, limits and an Authorizer) and Runs (one guest
 // instance executing one script, with its queue of tool requests).
 //
+// Every limit of a run is charged here, for the whole process tree: the
+// memory of a run's processes and of its tool requests waiting for answers
+// (memory_limit), the disk quota (asked by the guests before they write,
+// and measured by the host after runs), the output caps, the deadline, the
+// tool-call budget, the nesting of child processes.
+//
 // It must never resolve a guest path itself: wasmtime's WASI preopens confine
 // the guest, and host code that walks a sandbox directory never follows
-// symlinks. It never calls Python: Python pulls events with Run.Next and
-// answers with Run.Resume.
+// symlinks. It never calls Python: Python pulls events with Run.Step and
+// answers with Run.Resume or Run.ResumeError.
 package host

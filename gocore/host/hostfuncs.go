@@ -21,10 +21,26 @@ func newLinker(eng *wasmtime.Engine) (*wasmtime.Linker, error) {
 	if err := l.DefineWasi(); err != nil {
 		return nil, err
 	}
-	defs := []struct {
-		name string
-		fn   any
-	}{
+	for _, d := range hostFuncs() {
+		if err := l.FuncWrap(wire.Module, d.name, d.fn); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// hostFunc is one host function: its name in package wire and the Go
+// function wasmtime wraps (its parameters after the Caller and its results
+// before the Trap are the wasm signature; abi_test.go checks the guests'
+// declarations against them).
+type hostFunc struct {
+	name string
+	fn   any
+}
+
+// hostFuncs are the host functions of package wire.
+func hostFuncs() []hostFunc {
+	return []hostFunc{
 		{wire.FnInputLen, func(c *wasmtime.Caller) (n int32, trap *wasmtime.Trap) {
 			defer guard(wire.FnInputLen, &trap)
 			return int32(len(procOf(c).input)), nil
@@ -112,12 +128,6 @@ func newLinker(eng *wasmtime.Engine) (*wasmtime.Linker, error) {
 			return 1, nil
 		}},
 	}
-	for _, d := range defs {
-		if err := l.FuncWrap(wire.Module, d.name, d.fn); err != nil {
-			return nil, err
-		}
-	}
-	return l, nil
 }
 
 // guard turns a panic in host function name into a trap that ends the run
