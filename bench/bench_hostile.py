@@ -203,6 +203,40 @@ sb = Sandbox(timeout=20, disk_quota=64 * MiB)
 warm(sb)
 measure(lambda: sb.shell("yes > /workspace/big; echo rc=$?"), note=tmp_note)
 """),
+    Attack("shell awk `print > \"f\"` of 50 MB", "disk_quota=8 MiB", r"""
+sb = Sandbox(timeout=20, disk_quota=8 * MiB)
+warm(sb)
+measure(lambda: sb.shell("awk 'BEGIN { s = sprintf(\"%1000000s\", \"x\"); for (i = 0; i < 50; i++) print s > \"f\" }'; echo rc=$?"),
+        note=tmp_note)
+"""),
+    Attack("awk writing while another pipeline stage `cd`s", "no process-wide chdir", r"""
+sb = Sandbox(timeout=20)
+warm(sb)
+measure(lambda: sb.shell("mkdir -p sub; seq 1 5000 | awk '{ print > \"o1\"; print }' | (cd sub && awk '{ n++ } END { print n }'); "
+                         "ls /workspace/sub/o1 2>/dev/null || echo o1-stayed"))
+"""),
+    Attack("3 nested JS processes of ~100 MiB each (`shell('node - < f')`)", "memory_limit=256 MiB for the tree", """
+sb = Sandbox(timeout=30, memory_limit=256 * MiB)
+warm(sb)
+hold = "globalThis.keep = []; for (let i = 0; i < 100; i++) keep.push(new Uint8Array(1 << 20).fill(1));"
+l3 = hold + "console.log('L3')"
+l2 = hold + "console.log((await shell('node - < /workspace/l3.js')).stdout)"
+sb.execute(f"await fs.writeFile('/workspace/l3.js', {l3!r}); await fs.writeFile('/workspace/l2.js', {l2!r})")
+def peak_note():
+    r = sb.last_result
+    return f"(reported peak {r.peak_memory_bytes / MiB:.0f} MiB)" if r else ""
+measure(lambda: sb.execute(hold + "console.log((await shell('node - < /workspace/l2.js')).stdout)"), note=peak_note)
+"""),
+    Attack("40 tool calls of 6 MB params at once (async handler, 0.5 s each)", "memory_limit=64 MiB counts waiting params", """
+async def slow(method, params):
+    await asyncio.sleep(0.5)
+    return len(params.get("s", ""))
+sb = Sandbox(tools=[tool("t", s="string")], tool_handler=slow, timeout=60, memory_limit=64 * MiB)
+warm(sb)
+code = ("const s = 'x'.repeat(6e6); const rs = await Promise.allSettled(Array.from({length: 40}, () => t({s}))); "
+        "console.log(rs.filter(r => r.status == 'fulfilled').length + ' granted')")
+measure(lambda: asyncio.run(sb.execute_async(code)))
+"""),
     Attack("60 tool calls in one run", "max_steps=50 (Runtime)", """
 from amla_sandbox.auth import EphemeralAuthority
 auth = EphemeralAuthority()
