@@ -16,40 +16,62 @@ func TestCachedArtifactsAreVerified(t *testing.T) {
 	own, other := serialized(t, testGuest), serialized(t, testSnapGuest)
 	cases := []struct {
 		name    string
-		prepare func(dir, cache string)
+		prepare func(t *testing.T, dir, cache string)
 		ok      bool
 	}{
-		{"own artifact", func(dir, cache string) {}, true},
-		{"swapped for another valid module", func(dir, cache string) {
+		{"own artifact", func(t *testing.T, dir, cache string) {}, true},
+		{"swapped for another valid module", func(t *testing.T, dir, cache string) {
 			os.WriteFile(cache, other, 0o600) // the digest beside it stays the guest's
 		}, false},
-		{"no digest", func(dir, cache string) { os.Remove(cache + macSuffix) }, false},
-		{"digest of something else", func(dir, cache string) {
+		{"no digest", func(t *testing.T, dir, cache string) { os.Remove(cache + macSuffix) }, false},
+		{"digest of something else", func(t *testing.T, dir, cache string) {
 			os.WriteFile(cache+macSuffix, []byte(strings.Repeat("0", 64)+"\n"), 0o600)
 		}, false},
-		{"one byte changed", func(dir, cache string) {
+		{"one byte changed", func(t *testing.T, dir, cache string) {
 			b := append([]byte(nil), own...)
 			b[len(b)/2] ^= 1
 			os.WriteFile(cache, b, 0o600)
 		}, false},
-		{"a directory others can write", func(dir, cache string) { os.Chmod(dir, 0o777) }, false},
-		{"an artifact others can write", func(dir, cache string) { os.Chmod(cache, 0o666) }, false},
-		{"a symlink to the artifact", func(dir, cache string) {
+		// This user's own, made writable by others (a umask of 002): made
+		// private again first, then verified.
+		{"a directory others could write", func(t *testing.T, dir, cache string) { os.Chmod(dir, 0o777) }, true},
+		{"an artifact others could write", func(t *testing.T, dir, cache string) { os.Chmod(cache, 0o666) }, true},
+		{"an artifact of another user", func(t *testing.T, dir, cache string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give the artifact away")
+			}
+			os.Chown(cache, 65534, 65534)
+		}, false},
+		{"a directory of another user", func(t *testing.T, dir, cache string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give the directory away")
+			}
+			os.Chown(dir, 65534, 65534)
+		}, false},
+		{"a symlink to the artifact", func(t *testing.T, dir, cache string) {
 			os.Rename(cache, cache+".real")
 			os.Symlink(cache+".real", cache)
 		}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			cacheKeysMu.Lock()
+			clear(cacheKeys) // a directory given away keeps no key here
+			cacheKeysMu.Unlock()
 			dir := filepath.Join(t.TempDir(), "cache")
 			cache := filepath.Join(dir, "g.cwasm")
 			if err := writeArtifact(cache, own); err != nil {
 				t.Fatal(err)
 			}
-			c.prepare(dir, cache)
+			c.prepare(t, dir, cache)
 			err := verifyArtifact(command, cache)
 			if (err == nil) != c.ok {
 				t.Fatalf("verify: %v, want ok=%v", err, c.ok)
+			}
+			for _, p := range []string{dir, cache} {
+				if info, err := os.Lstat(p); c.ok && err == nil && info.Mode().Perm()&0o022 != 0 {
+					t.Fatalf("%s is still writable by others (mode %v)", p, info.Mode().Perm())
+				}
 			}
 		})
 	}
