@@ -120,6 +120,9 @@ func TestOnBigStack(t *testing.T) {
 				order = append(order, s)
 				mu.Unlock()
 			}
+			idleMu.Lock()
+			idleBefore := len(idleWorkers)
+			idleMu.Unlock()
 			firstDone := make(chan uintptr, 1)
 			if err := goOnBigStack(func() func() {
 				runtime.LockOSThread()
@@ -134,6 +137,17 @@ func TestOnBigStack(t *testing.T) {
 				t.Fatal(err)
 			}
 			first := <-firstDone
+			// Wait for the worker to be back on the idle list (it goes
+			// there once its job has returned, before its follow-up).
+			for {
+				idleMu.Lock()
+				n := len(idleWorkers)
+				idleMu.Unlock()
+				if n >= max(idleBefore, 1) {
+					break
+				}
+				runtime.Gosched()
+			}
 			// The worker is idle (its follow-up still running): it takes
 			// the next job, once the follow-up has returned.
 			secondDone := make(chan uintptr, 1)
