@@ -125,15 +125,15 @@ func TestNestedMemory(t *testing.T) {
 // charged against memory_limit; past it a request is refused, and the
 // script hears why.
 func TestOutstandingRequests(t *testing.T) {
-	sb := newTestSandbox(t, Limits{MemoryLimit: 32 << 20}, nil)
-	r, err := sb.Start("shell", "bigcalls 20 2048", "", false, false)
+	sb := newTestSandbox(t, Limits{MemoryLimit: 16 << 20, Timeout: 2 * time.Minute}, nil)
+	r, err := sb.Start("shell", "bigcalls 16 1024", "", false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Answer nothing until the script waits, so every request it made is
 	// outstanding at once.
 	var held []int64
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	var res wire.Result
 	for time.Now().Before(deadline) {
 		ev := r.Step(time.Second, true)
@@ -153,12 +153,12 @@ func TestOutstandingRequests(t *testing.T) {
 			break
 		}
 	}
-	if !strings.Contains(res.Stdout, "Tool request refused") || !strings.Contains(res.Stdout, "memory_limit=33554432") {
+	if !strings.Contains(res.Stdout, "Tool request refused") || !strings.Contains(res.Stdout, "memory_limit=16777216") {
 		t.Fatalf("got %+v", res)
 	}
 	var ok int
-	if _, err := fmtSscanOK(res.Stdout, &ok); err != nil || ok < 1 || ok > 15 {
-		t.Fatalf("%d requests of 2 MiB were granted under 32 MiB: %q", ok, res.Stdout)
+	if _, err := fmtSscanOK(res.Stdout, &ok); err != nil || ok < 1 || ok > 12 {
+		t.Fatalf("%d requests of 1 MiB were granted under 16 MiB: %q", ok, res.Stdout)
 	}
 }
 
