@@ -187,22 +187,27 @@ func waitGroupDone(wg *sync.WaitGroup) <-chan struct{} {
 	return ch
 }
 
-// TestEpochTicksOnlyDuringRuns: no timer runs in an idle process.
+// TestEpochTicksOnlyDuringRuns: no timer runs in an idle process (the
+// ticker lingers epochLinger after the last run, then stops).
 func TestEpochTicksOnlyDuringRuns(t *testing.T) {
 	sb := newTestSandbox(t, Limits{Timeout: 200 * time.Millisecond}, nil)
 	if res := run(t, sb, "spin", nil); res.ErrorKind != "timeout" {
 		t.Fatalf("spin: %+v", res)
 	}
-	time.Sleep(3 * epochTick) // the run's goroutine may still be returning
+	time.Sleep(epochLinger + 10*epochTick)
 	before := epochTicks.Load()
 	time.Sleep(20 * epochTick)
 	if n := epochTicks.Load() - before; n != 0 {
 		t.Fatalf("the epoch ticked %d times with no run active", n)
 	}
 	epochMu.Lock()
-	stopped := epochStop == nil && epochRuns == 0
+	stopped := !epochTicking && epochRuns == 0
 	epochMu.Unlock()
 	if !stopped {
 		t.Fatal("the epoch ticker is still running")
+	}
+	// And it starts again for the next run.
+	if res := run(t, sb, "spin", nil); res.ErrorKind != "timeout" {
+		t.Fatalf("spin after the ticker stopped: %+v", res)
 	}
 }

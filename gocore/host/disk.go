@@ -30,6 +30,33 @@ type diskQuota struct {
 	// found is what a measure after a run that asked for nothing found
 	// over the quota, for the next run to say (takeFound).
 	found string
+	// later: a measure is scheduled (measureLater).
+	later bool
+}
+
+// laterDelay is how long after a run that asked for no room its measure
+// comes. Runs that follow within it share one measure, so back-to-back
+// short runs do not each pay a walk.
+const laterDelay = 50 * time.Millisecond
+
+// measureLater measures the directory laterDelay from now unless a measure
+// is already scheduled, and calls found with the excess message if the
+// files are over the quota then.
+func (q *diskQuota) measureLater(over func(used int64)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.later {
+		return
+	}
+	q.later = true
+	time.AfterFunc(laterDelay, func() {
+		q.mu.Lock()
+		q.later = false
+		q.mu.Unlock()
+		if used, isOver := q.measure(); isOver {
+			over(used)
+		}
+	})
 }
 
 // rewalkEvery bounds how often a guest pressing at the quota makes the

@@ -67,54 +67,56 @@ func sharedEngine() *wasmtime.Engine {
 	return engine
 }
 
-// The epoch ticker runs while at least one run is active, so an idle
-// process (sandboxes made, nothing running) has no timer waking it every
-// epochTick. A guest only runs inside a run, and only a running guest
-// needs the epoch to advance: between runs nothing executes wasm.
+// The epoch ticker runs while runs are active, and stops by itself once
+// none has been for epochLinger, so an idle process (sandboxes made,
+// nothing running) has no timer waking it every epochTick. A guest only
+// runs inside a run, and only a running guest needs the epoch to advance.
+// The linger keeps back-to-back runs from starting a ticker each.
+const epochLinger = 20 * epochTick
+
 var (
-	epochMu    sync.Mutex
-	epochRuns  int           // runs active now
-	epochStop  chan struct{} // closed to stop the ticker; nil when it is stopped
-	epochTicks atomic.Int64  // ticks so far (for tests)
+	epochMu      sync.Mutex
+	epochRuns    int  // runs active now
+	epochTicking bool // the ticker goroutine is running
+	epochTicks   atomic.Int64
 )
 
 // epochRunStarted notes that a run is about to execute wasm, starting the
-// ticker if it is the only one; epochRunEnded must follow.
+// ticker if it is not running; epochRunEnded must follow.
 func epochRunStarted() {
 	eng := sharedEngine()
 	epochMu.Lock()
 	defer epochMu.Unlock()
 	epochRuns++
-	if epochRuns > 1 {
+	if epochTicking {
 		return
 	}
-	stop := make(chan struct{})
-	epochStop = stop
+	epochTicking = true
 	go func() {
 		t := time.NewTicker(epochTick)
 		defer t.Stop()
-		for {
-			select {
-			case <-stop:
+		idle := 0
+		for range t.C {
+			eng.IncrementEpoch()
+			epochTicks.Add(1)
+			epochMu.Lock()
+			if epochRuns > 0 {
+				idle = 0
+			} else if idle++; idle*int(epochTick) >= int(epochLinger) {
+				epochTicking = false
+				epochMu.Unlock()
 				return
-			case <-t.C:
-				eng.IncrementEpoch()
-				epochTicks.Add(1)
 			}
+			epochMu.Unlock()
 		}
 	}()
 }
 
-// epochRunEnded notes that a run no longer executes wasm; the last one
-// stops the ticker.
+// epochRunEnded notes that a run no longer executes wasm.
 func epochRunEnded() {
 	epochMu.Lock()
-	defer epochMu.Unlock()
 	epochRuns--
-	if epochRuns == 0 && epochStop != nil {
-		close(epochStop)
-		epochStop = nil
-	}
+	epochMu.Unlock()
 }
 
 // GuestModule is the compiled guest program, shared by every Sandbox that

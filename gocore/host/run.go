@@ -148,8 +148,8 @@ func (r *Run) execute() (after func()) {
 // is out, and fails when the files are over the quota. A run that asked
 // for nothing is measured after its result is out (a walk of the
 // directory costs about as much as a short run, so it is kept off the
-// result's path): over the quota, the next run's stderr starts by saying
-// so. Either way the files are kept (nothing a script wrote is deleted
+// result's path, and shared by the runs that follow within laterDelay):
+// over the quota, the next run's stderr starts by saying so. Either way the files are kept (nothing a script wrote is deleted
 // behind its back) and, with the measure as the estimate, every write is
 // refused until files are removed.
 func (r *Run) checkDisk(res *wire.Result) (measured bool) {
@@ -168,11 +168,12 @@ func (r *Run) checkDisk(res *wire.Result) (measured bool) {
 }
 
 // checkDiskLater measures the directory after a run that asked for no
-// room (see checkDisk).
+// room (see checkDisk), shortly after and off the run's thread.
 func (r *Run) checkDiskLater() {
-	if used, over := r.sb.disk.measure(); over {
-		r.sb.disk.note(r.sb.overQuota(used) + " (found after the previous run)")
-	}
+	sb := r.sb
+	sb.disk.measureLater(func(used int64) {
+		sb.disk.note(sb.overQuota(used) + " (found after the previous run)")
+	})
 }
 
 func (s *Sandbox) overQuota(used int64) string {
