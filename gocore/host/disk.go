@@ -53,7 +53,10 @@ func (q *diskQuota) measureLater(over func(used int64)) {
 		q.mu.Lock()
 		q.later = false
 		q.mu.Unlock()
-		if used, isOver := q.measure(); isOver {
+		// Not the estimate: the next run may already be removing files,
+		// and a walk from before that must not refuse its writes. Its own
+		// first reservation measures afresh (forget).
+		if used := diskUsage(q.root); used > q.limit {
 			over(used)
 		}
 	})

@@ -149,9 +149,10 @@ func (r *Run) execute() (after func()) {
 // for nothing is measured after its result is out (a walk of the
 // directory costs about as much as a short run, so it is kept off the
 // result's path, and shared by the runs that follow within laterDelay):
-// over the quota, the next run's stderr starts by saying so. Either way the files are kept (nothing a script wrote is deleted
-// behind its back) and, with the measure as the estimate, every write is
-// refused until files are removed.
+// over the quota, a later run's stderr starts by saying so. Either way
+// the files are kept (nothing a script wrote is deleted behind its back),
+// and every write is refused until files are removed (a refusal always
+// rests on a measure of the directory).
 func (r *Run) checkDisk(res *wire.Result) (measured bool) {
 	if !r.sb.disk.takeAsked() {
 		return false
