@@ -11,9 +11,11 @@ package host
 // this process. Someone who runs as this user can already run code as
 // this user and is out of scope.
 //
-//   - The directory and the artifact must belong to this user and be
-//     writable by nobody else (as ssh checks its files); otherwise the
-//     cache is not used at all and guests compile in memory.
+//   - The directory and the artifact must belong to this user (or root)
+//     and be writable by nobody else, as ssh checks its files; one of this
+//     user's own that others could write is made private first
+//     (cacheperm_unix.go). A directory of another user is not used at
+//     all: guests compile in memory.
 //   - Every artifact this package writes gets a keyed digest beside it
 //     (<artifact>.mac, HMAC-SHA-256 under a random key kept in the cache
 //     directory, readable by this user only). An artifact whose digest is
@@ -21,6 +23,12 @@ package host
 //   - An artifact without a digest that is byte for byte the one the
 //     package ships beside the guest (precompiled/<name>, installed with
 //     the package's own code) is adopted: its digest is written then.
+//   - Reading a 40 MB artifact to digest it takes 50-150 ms, on the first
+//     run of every process. So the digest file also records the artifact's
+//     stamp (cachestamp_linux.go: device, inode, size, change time) when its
+//     bytes were last digested; a load that finds the same stamp, on a file
+//     only this user can change, skips the reading. Any change to the file
+//     moves its change time, which only the kernel sets.
 //
 // What remains: the file is verified, then wasmtime opens it again by
 // name to map it; swapping it in between needs write access to the
@@ -35,10 +43,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 )
@@ -156,7 +166,9 @@ func writeArtifact(path string, data []byte) error {
 	if err := writeAtomic(path, data); err != nil {
 		return err
 	}
-	return writeAtomic(path+macSuffix, []byte(mac+"\n"))
+	// No stamp yet: the first load digests the file in place once more and
+	// records it.
+	return writeMAC(path, mac, nil)
 }
 
 // removeArtifact removes an artifact and its digest.
@@ -195,6 +207,11 @@ func verifyArtifact(wasmPath, path string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUnverified, err)
 	}
+	stamp, _, stamped := fileStamp(info)
+	want, wantStamp, macErr := readMAC(path)
+	if macErr == nil && stamped && wantStamp == stamp {
+		return nil // digested before, unchanged since
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -204,20 +221,76 @@ func verifyArtifact(wasmPath, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	want, err := os.ReadFile(path + macSuffix)
-	if err == nil {
-		if hmac.Equal([]byte(strings.TrimSpace(string(want))), []byte(got)) {
-			return nil
+	if macErr == nil {
+		if !hmac.Equal([]byte(want), []byte(got)) {
+			return fmt.Errorf("%s: %w: its digest does not match", path, errUnverified)
 		}
-		return fmt.Errorf("%s: %w: its digest does not match", path, errUnverified)
+	} else if !errors.Is(macErr, os.ErrNotExist) {
+		return fmt.Errorf("%s: %w: %v", path, errUnverified, macErr)
+	} else if !shippedCopy(wasmPath, path) {
+		return fmt.Errorf("%s: %w: it has no digest", path, errUnverified)
 	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%s: %w", path, err)
+	// Record the stamp the bytes were digested at (best effort: without
+	// it the next load digests again).
+	if stampable(info) {
+		_ = writeMAC(path, got, info)
+	} else if macErr != nil {
+		_ = writeMAC(path, got, nil)
 	}
-	if shippedCopy(wasmPath, path) {
-		return writeAtomic(path+macSuffix, []byte(got+"\n"))
+	return nil
+}
+
+// stampGrain is more than the grain of the clock file change times come
+// from (the kernel's coarse clock: a few milliseconds).
+const stampGrain = time.Second
+
+// stampable: a stamp of info may be recorded. A file changed within
+// stampGrain could be changed again without its change time moving (same
+// tick), so its stamp would not prove it unchanged; the next load digests
+// it again instead.
+func stampable(info fs.FileInfo) bool {
+	_, changed, ok := fileStamp(info)
+	return ok && time.Since(changed) > stampGrain
+}
+
+// readMAC reads an artifact's digest file: the digest, and the stamp of the
+// artifact when it was digested ("" if none). The digest file must be this
+// user's (or root's), writable by nobody else.
+func readMAC(path string) (mac, stamp string, err error) {
+	info, err := os.Lstat(path + macSuffix)
+	if err != nil {
+		return "", "", err
 	}
-	return fmt.Errorf("%s: %w: it has no digest", path, errUnverified)
+	if !info.Mode().IsRegular() {
+		return "", "", fmt.Errorf("%s%s: not a regular file", path, macSuffix)
+	}
+	if err := checkOwned(path+macSuffix, info); err != nil {
+		return "", "", err
+	}
+	b, err := os.ReadFile(path + macSuffix)
+	if err != nil {
+		return "", "", err
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return "", "", fmt.Errorf("%s%s: empty", path, macSuffix)
+	}
+	if len(fields) > 1 {
+		stamp = fields[1]
+	}
+	return fields[0], stamp, nil
+}
+
+// writeMAC writes the digest file of the artifact at path: its digest and,
+// where the platform has one, the stamp of the file described by info.
+func writeMAC(path, mac string, info fs.FileInfo) error {
+	line := mac
+	if info != nil {
+		if stamp, _, ok := fileStamp(info); ok {
+			line += " " + stamp
+		}
+	}
+	return writeAtomic(path+macSuffix, []byte(line+"\n"))
 }
 
 // shippedCopy reports whether the artifact at path is the one the package

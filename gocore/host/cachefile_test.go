@@ -211,3 +211,53 @@ func TestEpochTicksOnlyDuringRuns(t *testing.T) {
 		t.Fatalf("spin after the ticker stopped: %+v", res)
 	}
 }
+
+// TestArtifactStamp: once an artifact's bytes are digested and it has not
+// changed for a while, its stamp is recorded and later loads skip reading
+// it; any change to the file makes the next load digest it again.
+func TestArtifactStamp(t *testing.T) {
+	if _, _, ok := fileStamp(mustLstat(t, t.TempDir())); !ok {
+		t.Skip("no file stamps on this platform")
+	}
+	own := serialized(t, testGuest)
+	dir := filepath.Join(t.TempDir(), "cache")
+	cache := filepath.Join(dir, "g.cwasm")
+	if err := writeArtifact(cache, own); err != nil {
+		t.Fatal(err)
+	}
+	// A file changed just now gets no stamp (its change time could stay
+	// put through another change within the same clock tick).
+	if err := verifyArtifact(testGuest.WasmPath, cache); err != nil {
+		t.Fatal(err)
+	}
+	if _, stamp, _ := readMAC(cache); stamp != "" {
+		t.Fatal("a stamp was recorded for a file changed within stampGrain")
+	}
+	time.Sleep(stampGrain + 100*time.Millisecond) // the file settles
+	if err := verifyArtifact(testGuest.WasmPath, cache); err != nil {
+		t.Fatal(err)
+	}
+	if _, stamp, _ := readMAC(cache); stamp == "" {
+		t.Fatal("no stamp recorded for a settled, verified artifact")
+	}
+	// Same size, one byte changed in place: the stamp no longer matches,
+	// the bytes are digested, and the file is refused.
+	f, err := os.OpenFile(cache, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte{own[len(own)/2] ^ 1}, int64(len(own)/2))
+	f.Close()
+	if err := verifyArtifact(testGuest.WasmPath, cache); err == nil {
+		t.Fatal("a changed artifact passed on its old stamp")
+	}
+}
+
+func mustLstat(t *testing.T, p string) os.FileInfo {
+	t.Helper()
+	info, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}

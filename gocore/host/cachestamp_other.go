@@ -1,0 +1,12 @@
+//go:build !linux
+
+package host
+
+import (
+	"io/fs"
+	"time"
+)
+
+// fileStamp is not available here: every load reads and digests the
+// artifact (cachestamp_linux.go says what a stamp is).
+func fileStamp(fs.FileInfo) (string, time.Time, bool) { return "", time.Time{}, false }
