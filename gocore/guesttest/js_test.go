@@ -206,7 +206,7 @@ const seen = [];
 let n = 0;
 const iv = setInterval(() => { seen.push("i"); if (++n === 3) clearInterval(iv) }, 5);
 setTimeout(() => seen.push("t10"), 1);
-await new Promise(r => setTimeout(r, 40));
+await new Promise(r => setTimeout(r, 300)); // room for late ticks on a loaded machine
 return seen`))
 	if r.Stdout != `["t10","i","i","i"]`+"\n" {
 		t.Errorf("interval: stdout %q stderr %q", r.Stdout, r.Stderr)
