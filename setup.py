@@ -4,7 +4,6 @@
   amla_sandbox/amla_sandbox.wasm          the shell guest (Go, GOOS=wasip1)
   amla_sandbox/amla_js.wasm               the JavaScript guest (QuickJS-NG, C), built from guests/js/
   amla_sandbox/_core/_pycore.*.so         the host kernel (Go, cgo), bound to Python by gopy
-  amla_sandbox/_core/pycore.py, go.py     gopy's Python wrappers
   amla_sandbox/THIRD_PARTY_LICENSES.txt   licences of the Go modules linked into the above
   amla_sandbox/precompiled/*.cwasm        the guests compiled for the platform's baseline CPU,
                                           so that the first sandbox after install does not compile
@@ -209,8 +208,10 @@ def build_extension(go: str, src: Path, env: dict[str, str], core: Path) -> None
         if Path(old).name != lib:
             os.remove(old)
     _install(out / lib, core / lib)
+    # gopy's Python wrappers are not used: amla_sandbox/_core/__init__.py
+    # calls the extension itself. Remove any an older build left.
     for name in ("pycore.py", "go.py"):
-        _install(out / name, core / name)
+        (core / name).unlink(missing_ok=True)
 
 
 def build_js_guest(pkg: Path, tmp: Path, snapshot: Callable[[Path], None]) -> str:
@@ -300,14 +301,14 @@ SHIP_CODE = """
 import json, sys
 from pathlib import Path
 from amla_sandbox import _wasm
-from amla_sandbox._core import pycore
+from amla_sandbox import _core
 out = Path(sys.argv[1])
 here = Path(_wasm.__file__).resolve().parent
 for name in (_wasm.WASM_FILENAME, _wasm.JS_WASM_FILENAME):
     guest = here / name
     if guest.is_file():
-        target = out / pycore.CacheFileName(str(guest))
-        took = pycore.PrecompilePortable(str(guest), str(target))
+        target = out / _core.cache_file_name(str(guest))
+        took = _core.precompile_portable(str(guest), str(target))
         print(json.dumps({"guest": name, "artifact": target.name, "seconds": round(took, 1)}), flush=True)
 """
 

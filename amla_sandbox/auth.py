@@ -7,22 +7,21 @@ this module needs no ``cryptography`` package.
 
 from __future__ import annotations
 
-import builtins
-import json
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
 
 __all__ = ["PCA", "EphemeralAuthority"]
 
 _KEY_PREFIX = "ed25519:"
 
 
-def _go() -> Any:
-    from ._core import pycore  # type: ignore[attr-defined]
+def _go() -> ModuleType:
+    """The door to the Go core, loaded on first use."""
+    from . import _core
 
-    return pycore
+    return _core
 
 
 @dataclass
@@ -53,7 +52,7 @@ class EphemeralAuthority:
         self._load_seed(os.urandom(32))
 
     def _load_seed(self, seed: bytes) -> None:
-        key_hex = _go().PCAKeyFromSeed(seed.hex())
+        key_hex = _go().pca_key_from_seed(seed.hex())
         public = bytes.fromhex(key_hex[len(_KEY_PREFIX) :])
         self._private_key = seed
         self._public_key = public
@@ -103,18 +102,9 @@ class EphemeralAuthority:
             raise TypeError(f"expires_in_secs must be a number, got {type(expires_in_secs).__name__}")
         if math.isnan(expires_in_secs) or abs(expires_in_secs) > 2**62:
             raise OverflowError(f"expires_in_secs out of range: {expires_in_secs!r}")
-        try:
-            token_hex = _go().PCACreate(
-                self._private_key.hex(),
-                json.dumps(patterns),
-                int(expires_in_secs),
-                designated_executor or "",
-            )
-        except builtins.RuntimeError as e:
-            message = str(e)
-            if message.startswith("expires_in_secs"):
-                raise OverflowError(message) from None
-            raise ValueError(message) from None
+        # The core refuses bad input with ValueError (OverflowError for an
+        # expiry outside the years 1 to 9999).
+        token_hex = _go().pca_create(self._private_key.hex(), patterns, int(expires_in_secs), designated_executor or "")
         return PCA(cbor_bytes=bytes.fromhex(token_hex))
 
 

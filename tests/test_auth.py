@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+import amla_sandbox
 from amla_sandbox import auth
 from amla_sandbox.auth import PCA, EphemeralAuthority
 
@@ -17,9 +18,9 @@ KAT_PUB = "ee31f83c88a71219a6fcf9bee0da9bc22620588f5a15a6145553504df9649e5c"
 
 
 def _go():
-    from amla_sandbox._core import pycore
+    from amla_sandbox import _core
 
-    return pycore
+    return _core
 
 
 def test_fresh_authority() -> None:
@@ -66,8 +67,7 @@ def test_create_pca() -> None:
     assert isinstance(pca, PCA)
     assert pca.to_cbor() == pca.cbor_bytes
     assert len(pca.to_cbor()) > 0
-    granted = _go().PCAVerify(pca.to_cbor().hex(), f'["{a.public_key_hex()}"]')
-    assert json.loads(granted) == ["**"]
+    assert _go().pca_verify(pca.to_cbor().hex(), [a.public_key_hex()]) == ["**"]
 
 
 def test_pca_layout() -> None:
@@ -103,21 +103,21 @@ def test_pca_verification_in_the_core() -> None:
     a = EphemeralAuthority()
     other = EphemeralAuthority()
     cbor = a.create_pca(capabilities=["a/*", "tool_call:b"]).to_cbor()
-    trusted = json.dumps([other.public_key_hex(), a.public_key_hex()])
-    assert json.loads(_go().PCAVerify(cbor.hex(), trusted)) == ["a/*", "b"]
-    with pytest.raises(RuntimeError, match="not a trusted authority"):
-        _go().PCAVerify(cbor.hex(), f'["{other.public_key_hex()}"]')
+    trusted = [other.public_key_hex(), a.public_key_hex()]
+    assert _go().pca_verify(cbor.hex(), trusted) == ["a/*", "b"]
+    with pytest.raises(amla_sandbox.RuntimeError, match="not a trusted authority"):
+        _go().pca_verify(cbor.hex(), [other.public_key_hex()])
     expired = a.create_pca(expires_in_secs=-1).to_cbor()
-    with pytest.raises(RuntimeError, match="expired"):
-        _go().PCAVerify(expired.hex(), f'["{a.public_key_hex()}"]')
+    with pytest.raises(amla_sandbox.RuntimeError, match="expired"):
+        _go().pca_verify(expired.hex(), [a.public_key_hex()])
     tampered = cbor.replace(b"a/*", b"a/b")
-    with pytest.raises(RuntimeError, match="signature verification failed"):
-        _go().PCAVerify(tampered.hex(), f'["{a.public_key_hex()}"]')
+    with pytest.raises(amla_sandbox.RuntimeError, match="signature verification failed"):
+        _go().pca_verify(tampered.hex(), [a.public_key_hex()])
 
 
 def test_empty_and_odd_capability_lists() -> None:
     a = EphemeralAuthority()
-    assert _go().PCAVerify(a.create_pca(capabilities=[]).to_cbor().hex(), f'["{a.public_key_hex()}"]') == "[]"
+    assert _go().pca_verify(a.create_pca(capabilities=[]).to_cbor().hex(), [a.public_key_hex()]) == []
     with pytest.raises(TypeError):
         a.create_pca(capabilities=[1])  # type: ignore[list-item]
     with pytest.raises(OverflowError):

@@ -83,8 +83,8 @@ def test_several_processes_compile_once(cache_dir: Path, tmp_path: Path) -> None
     wasm = _guest(tmp_path)
     code = (
         "import json, sys\n"
-        "from amla_sandbox._core import pycore\n"
-        "print(pycore.CacheEnsure(sys.argv[1], sys.argv[2]))\n"
+        "from amla_sandbox import _core\n"
+        "print(json.dumps(_core.cache_ensure(sys.argv[1], sys.argv[2])))\n"
     )
     env = dict(os.environ)
     procs = [

@@ -61,13 +61,13 @@ def test_console_script_is_installed():
 
 
 def test_corrupt_or_stale_cache_file_is_rebuilt(tmp_path):
-    from amla_sandbox._core import pycore
+    from amla_sandbox import _core
 
     wasm = tmp_path / "tiny.wasm"
     wasm.write_bytes(EMPTY_WASM)
     cache = tmp_path / "c.cwasm"
     cache.write_bytes(b"garbage, or an artifact of another wasmtime version")
-    assert json.loads(pycore.LoadGuest(str(wasm), str(cache))) == {"from_cache": False}
+    assert _core.load_guest(str(wasm), str(cache)) == {"from_cache": False}
     assert cache.read_bytes()[:4] != b"garb"  # replaced by a real artifact
 
 

@@ -262,13 +262,13 @@ class Constraint:
     def evaluate(self, params: dict[str, Any]) -> None:
         """Raise a :class:`ConstraintError` if ``params`` break the rule
         (``ValueError`` for an unknown constraint type)."""
-        _raise_result(_go().ConstraintEvaluate(_dumps(_constraint_to_dict(self)), _params_json(params)))
+        _raise_result(_go().constraint_evaluate(_dumps(_constraint_to_dict(self)), _params_json(params)))
 
     def subsumes(self, other: Constraint) -> bool:
         """True if this constraint admits everything ``other`` admits
         (by the documented rules)."""
         return bool(
-            _go().ConstraintSubsumes(_dumps(_constraint_to_dict(self)), _dumps(_constraint_to_dict(other)))
+            _go().constraint_subsumes(_dumps(_constraint_to_dict(self)), _dumps(_constraint_to_dict(other)))
         )
 
 
@@ -297,13 +297,13 @@ class ConstraintSet:
         """Raise the first failing constraint's error."""
         if not self.constraints:
             return
-        _raise_result(_go().ConstraintSetEvaluate(self._json(), _params_json(params)))
+        _raise_result(_go().constraint_set_evaluate(self._json(), _params_json(params)))
 
     def subsumes(self, child: ConstraintSet) -> bool:
         """True if this set admits everything ``child`` admits (by the
         documented rule, which accepts children that add constraints on new
         parameters, and children that omit constraints)."""
-        return bool(_go().ConstraintSetSubsumes(self._json(), child._json()))
+        return bool(_go().constraint_set_subsumes(self._json(), child._json()))
 
     def extend(self, other: ConstraintSet) -> None:
         self.constraints.extend(other.constraints)

@@ -114,12 +114,12 @@ class ToolCallCap(metaclass=_CapabilityMeta):
         """Raise :class:`CapabilityError` unless the pattern matches
         ``method`` and ``params`` pass the constraints (``max_calls`` is
         not consulted)."""
-        _raise_result(_go().CapabilityValidateCall(self._core_json(with_limit=False), method, _params_json(params)))
+        _raise_result(_go().capability_validate_call(self._core_json(with_limit=False), method, _params_json(params)))
 
     def is_subset_of(self, parent: ToolCallCap) -> bool:
         """True if this capability grants no more than ``parent`` (either
         class)."""
-        return bool(_go().CapabilityIsSubset(self._core_json(), parent._core_json()))
+        return bool(_go().capability_is_subset(self._core_json(), parent._core_json()))
 
     def to_dict(self) -> dict[str, Any]:
         """The capability as a dict. It carries no class tag, so the dicts

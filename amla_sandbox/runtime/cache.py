@@ -20,9 +20,7 @@ Environment: `AMLA_CACHE_DIR` overrides the directory (default
 from __future__ import annotations
 
 import builtins
-import json
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,6 +33,7 @@ __all__ = [
     "default_wasm_path",
     "precompile_module",
     "cache_path_for",
+    "sandbox_cache_config",
     "prune_cache",
     "wasmtime_version",
     "resolve_wasm",
@@ -48,9 +47,10 @@ _COMPILE_S_PER_MB = (0.7, 1.8)
 
 
 def _go() -> Any:
-    from .._core import pycore
+    """The door to the Go core, loaded on first use."""
+    from .. import _core
 
-    return pycore
+    return _core
 
 
 def get_cache_dir() -> Path:
@@ -75,29 +75,31 @@ def default_wasm_path() -> Path:
 
 def get_precompiled_path(wasm_path: Path | str) -> Path:
     """The cache file for a guest: `<cache dir>/guest-<sha256[:16]>-wt<wasmtime>-<os>-<arch>-<engine>.cwasm`."""
-    try:
-        name = _go().CacheFileName(str(wasm_path))
-    except builtins.RuntimeError as e:
-        raise _sandbox_error(str(e)) from None
-    return get_cache_dir() / name
+    return get_cache_dir() / _go().cache_file_name(str(wasm_path))
 
 
 def wasmtime_version() -> str:
     """The version of the linked wasmtime, as the library reports it."""
-    return str(_go().WasmtimeLibraryVersion())
+    return str(_go().wasmtime_library_version())
 
 
 def _sandbox_error(message: str) -> Exception:
+    return _sandbox_error_type()(message)
+
+
+def _sandbox_error_type() -> type[Exception]:
     from .runtime import RuntimeError as SandboxRuntimeError
 
-    return SandboxRuntimeError(message)
+    return SandboxRuntimeError
 
 
 def resolve_wasm(wasm_path: Path | str | None) -> Path:
     """The guest to use: `wasm_path`, else the bundled one (or `$AMLA_WASM_PATH`)."""
     if wasm_path is not None:
         path = Path(wasm_path)
-        if not path.is_file():
+        # Only whether it exists: the core says what is wrong with a path
+        # that is not a WebAssembly module (a directory, a text file).
+        if not path.exists():
             raise _sandbox_error(
                 f"WASM file not found: {path}. Build the guest with `pip install .` "
                 "(or `python setup.py build_go --inplace` in a checkout)."
@@ -117,8 +119,8 @@ def _keep_paths(cache_dir: Path, extra: Path | None = None) -> list[str]:
     keep = []
     for guest in guests:
         try:
-            keep.append(str(cache_dir / _go().CacheFileName(str(guest))))
-        except builtins.RuntimeError:
+            keep.append(str(cache_dir / _go().cache_file_name(str(guest))))
+        except _sandbox_error_type():
             continue  # unreadable guest: nothing of it to keep
     return keep
 
@@ -128,7 +130,7 @@ def prune_cache(cache_dir: Path | None = None, max_bytes: int | None = None) -> 
     cache_dir = cache_dir or get_cache_dir()
     if max_bytes is None:
         max_bytes = int(os.environ.get("AMLA_CACHE_MAX_BYTES", "0") or 0)
-    report = json.loads(_go().CachePrune(str(cache_dir), json.dumps(_keep_paths(cache_dir)), max_bytes, -1.0))
+    report = _go().cache_prune(str(cache_dir), _keep_paths(cache_dir), max_bytes, -1.0)
     return list(report["removed"])
 
 
@@ -149,64 +151,42 @@ def shipped_dir() -> Path:
     return Path(_wasm.__file__).resolve().parent / "precompiled"
 
 
-def _seed_from_shipped(target: Path) -> bool:
-    """Put the shipped artifact named like `target` into the cache (a hard
-    link when possible, else a copy; atomically). wasmtime checks it when
-    loading: a CPU without the baseline features makes the engine compile
-    for this machine instead."""
-    shipped = shipped_dir() / target.name
-    if not shipped.is_file():
-        return False
-    tmp = target.with_name(f".tmp-{os.getpid()}-{target.name}")
+def sandbox_cache_config() -> dict[str, Any]:
+    """What a new sandbox's config says about the cache (the core resolves
+    each guest's artifact from it, seeding it from the shipped ones): the
+    directory ("" when none can be used), the shipped artifacts, and the
+    guests whose artifacts the first prune of the process keeps."""
     try:
-        try:
-            os.link(shipped, tmp)
-        except OSError:
-            shutil.copyfile(shipped, tmp)
-        os.replace(tmp, target)
-        return True
+        cache_dir = str(get_cache_dir())
     except OSError:
-        tmp.unlink(missing_ok=True)
-        return False
-
-
-_pruned_once = False
-
-
-def _prune_once(cache_dir: Path) -> None:
-    """Prune at most once per process (a directory listing and some stats)."""
-    global _pruned_once
-    if _pruned_once:
-        return
-    _pruned_once = True
-    try:
-        prune_cache(cache_dir)
-    except (OSError, builtins.RuntimeError):
-        pass  # pruning is housekeeping; the sandbox works without it
+        cache_dir = ""
+    return {
+        "cache_dir": cache_dir,
+        "shipped_dir": str(shipped_dir()),
+        "keep_wasm": [str(g) for g in _wasm.bundled_guests()],
+    }
 
 
 def cache_path_for(wasm: Path, compile: bool = True) -> str:
     """The artifact for `wasm`: from the cache, else the one the wheel
     ships, else (with `compile`) compiled into the cache now with a
     one-line note on stderr. With `compile=False` the path is returned
-    for the engine to fill when it first needs the guest (gocore/host:
-    EnsureCached with AnnounceCompile prints the same note). "" when no
-    cache can be used: the sandbox then compiles in memory, and the engine
+    for the engine to fill when it first needs the guest. "" when no cache
+    can be used: the sandbox then compiles in memory, and the engine
     reports any error in the guest itself."""
     try:
         cache_dir = get_cache_dir()
-        found = json.loads(_go().CacheLookup(str(cache_dir), str(wasm)))
-    except (OSError, builtins.RuntimeError):
+        found = _go().cache_resolve(
+            str(cache_dir), str(shipped_dir()), str(wasm), [str(g) for g in _wasm.bundled_guests()]
+        )
+    except (OSError, ValueError, builtins.RuntimeError, _sandbox_error_type()):
         return ""
-    _prune_once(cache_dir)
-    if found["present"]:
-        return str(found["path"])
-    if _seed_from_shipped(Path(found["path"])) or not compile:
+    if found["present"] or not compile:
         return str(found["path"])
     _announce(wasm, cache_dir)
     try:
-        entry = json.loads(_go().CacheEnsure(str(cache_dir), str(wasm)))
-    except builtins.RuntimeError:
+        entry = _go().cache_ensure(str(cache_dir), str(wasm))
+    except (builtins.RuntimeError, _sandbox_error_type()):
         return ""
     return str(entry["path"])
 
@@ -216,14 +196,11 @@ def precompile_module(wasm_path: Path | str | None = None) -> Path:
     any artifact there, prune stale ones, and return the artifact's path."""
     wasm = resolve_wasm(wasm_path)
     target = get_precompiled_path(wasm)
-    try:
-        _go().Precompile(str(wasm), str(target))
-    except builtins.RuntimeError as e:
-        raise _sandbox_error(str(e)) from None
+    _go().precompile(str(wasm), str(target))
     if not target.is_file():
         raise _sandbox_error(f"compiled {wasm} but could not write {target}")
     try:
         prune_cache(target.parent)
-    except (OSError, builtins.RuntimeError):
+    except (OSError, _sandbox_error_type()):
         pass
     return target

@@ -8,14 +8,16 @@ handler sees the name with its `mcp:` prefix; both use `ToolPipeline`.
 
 from __future__ import annotations
 
-import asyncio
 import builtins
 import datetime as _dt
 import inspect
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["Answer", "ToolPipeline", "ToolRequest", "encode_result", "safe_text"]
 
@@ -195,6 +197,8 @@ class ToolPipeline:
 
     def _drive(self, value: Awaitable[Any]) -> Any:
         """Await an async tool's result from synchronous run()/execute()."""
+        import asyncio  # only async tools need it: importing it costs more than the rest of the package
+
         try:
             asyncio.get_running_loop()
         except builtins.RuntimeError:

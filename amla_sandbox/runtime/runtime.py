@@ -8,7 +8,6 @@ core, and turns the core's results into Python values and exceptions.
 
 from __future__ import annotations
 
-import asyncio
 import builtins
 import json
 import os
@@ -24,12 +23,15 @@ from typing import TYPE_CHECKING, Any, Union
 
 from .. import _wasm
 from .._language import normalize_language
-from .cache import cache_path_for, default_wasm_path, get_cache_dir, get_precompiled_path, precompile_module
+from .cache import default_wasm_path, get_cache_dir, get_precompiled_path, precompile_module, sandbox_cache_config
 from .cache import resolve_wasm as _resolve_wasm
 from .pipeline import CODE_CANCELLED, CODE_INTERNAL, CODE_INVALID, Answer, ToolPipeline, ToolRequest, encode_result, safe_text
 
 if TYPE_CHECKING:
+    from .. import _core
     from ..capabilities import ToolCallCap
+else:
+    _core = None  # the door to the Go core: loaded by the first Runtime (_load_core)
 
 __all__ = [
     "Runtime",
@@ -70,6 +72,11 @@ class CancelledRunError(RuntimeError):
     """The run was stopped by `cancel()` or `close()` from another thread."""
 
 
+class StaleRunError(RuntimeError):
+    """An operation named a run that a later `start()` replaced: the core
+    refuses it (a late step of a given-up run never touches the next run)."""
+
+
 class RuntimeStatus(Enum):
     RUNNING = "running"
     ALL_BLOCKED = "all_blocked"
@@ -83,18 +90,14 @@ AsyncToolHandler = Callable[[str, dict[str, Any]], Awaitable[Any]]
 ToolHandler = Union[SyncToolHandler, AsyncToolHandler]
 
 
-_pycore: Any = None
+def _load_core() -> None:
+    """Load the Go core (amla_sandbox._core, and with it the extension) when
+    the first Runtime is made: importing the package does not load it."""
+    global _core
+    if _core is None:
+        from .. import _core as core
 
-
-def _go() -> Any:
-    """The Go core's bindings, imported on first use (a checkout without the
-    built core can still import this module)."""
-    global _pycore
-    if _pycore is None:
-        from .._core import pycore
-
-        _pycore = pycore
-    return _pycore
+        _core = core
 
 
 # --------------------------------------------------------------------------
@@ -240,6 +243,21 @@ def _caps_json(caps: list[Any]) -> str:
     return policy_json(caps)
 
 
+@dataclass(eq=False)
+class _Run:
+    """One run as Python drives it: its id in the core, and what its events
+    do here. Events are asked of one run by its id (the core refuses an id
+    that is not the sandbox's current run), and land only on that run's
+    object, so a late step of a given-up run never touches the next one."""
+
+    id: int
+    on_output: Callable[[str], None] | None
+    running: bool = True
+    # Its driver gave it up (a cancelled execute_async): late events are dropped.
+    abandoned: bool = False
+    result: RunResult | None = None
+
+
 class Runtime:
     """One sandbox in the Go core: its directory, capability budgets, limits,
     and the run loop. `execute()` runs a shell command line."""
@@ -247,13 +265,12 @@ class Runtime:
     def __init__(self, config: RuntimeConfig) -> None:
         self._config = config
         self._handle = 0
-        self._policy = 0
         # Runs are one at a time; a plain Lock (not RLock) because execute_async
         # acquires it on a worker thread and releases it on the event loop's.
         self._lock = threading.Lock()
         self._lock_owner: int | None = None
         self._audit_collector: Any = None
-        self._last: RunResult | None = None
+        self._run: _Run | None = None
         # Audit entries as recorded; encoded to JSONL when drained, so a run
         # nobody audits does not pay for the encoding.
         self._audit_lines: list[tuple[str, datetime, dict[str, Any]]] = []
@@ -275,49 +292,31 @@ class Runtime:
             )
         if not config.pca_bytes:
             raise RuntimeError("No PCA provided. Create one with EphemeralAuthority().create_pca().")
-        go = _go()
-        try:
-            granted = json.loads(
-                go.PCAVerify(bytes(config.pca_bytes).hex(), json.dumps(list(config.trusted_authorities)))
-            )
-        except builtins.RuntimeError as e:
-            raise RuntimeError(f"Failed to create runtime: {e}") from None
-        try:
-            json.loads(config.tools_json)
-        except ValueError as e:
-            raise ValueError(f"tools_json is not valid JSON: {e}") from None
+        if not isinstance(config.tools_json, str):
+            raise TypeError(f"tools_json must be a str of JSON, got {type(config.tools_json).__name__}")
         self._capabilities_list = list(config.capabilities)
-        try:
-            self._policy = go.PolicyNew(_caps_json(self._capabilities_list))
-            # A call must be granted by the PCA as well as allowed by a
-            # capability (the PCA's patterns narrow, never widen).
-            go.PolicySetGrants(self._policy, json.dumps(list(granted or [])))
-            self._handle = go.SandboxNew(
-                json.dumps(
-                    {
-                        "wasm_path": str(wasm),
-                        "cache_path": cache_path_for(wasm, compile=False),
-                        "js_wasm_path": str(js_wasm),
-                        "js_cache_path": cache_path_for(js_wasm, compile=False),
-                        "tools": json.loads(config.tools_json),
-                        "policy": self._policy,
-                        "timeout": float(config.timeout),
-                        "memory_limit": int(config.memory_limit),
-                        "max_tool_result": int(config.max_tool_result_size),
-                        "max_output": int(config.max_output_size),
-                        "max_tool_calls": int(config.max_steps),
-                        "disk_quota": int(config.disk_quota),
-                    }
-                )
-            )
-        except builtins.RuntimeError as e:
-            if self._policy:
-                go.PolicyFree(self._policy)
-            raise RuntimeError(f"Failed to create runtime: {e}") from None
-        self._finalizer = weakref.finalize(self, _release, self._handle, self._policy)
-        self._running = False
-        self._run_gen = 0  # counts start(); a step's event is dropped if a run started since
-        self._on_output: Callable[[str], None] | None = None
+        _load_core()
+        # One call makes the sandbox: the core checks the guests, verifies the
+        # PCA, builds the capability policy (narrowed to what the PCA grants),
+        # finds the compiled guests and creates the directory.
+        self._handle = _core.sandbox_new(
+            {
+                "wasm_path": str(wasm),
+                "js_wasm_path": str(js_wasm),
+                **sandbox_cache_config(),
+                "pca": bytes(config.pca_bytes).hex(),
+                "trusted_authorities": list(config.trusted_authorities),
+                "capabilities": json.loads(_caps_json(self._capabilities_list)),
+                "tools_json": config.tools_json,
+                "timeout": float(config.timeout),
+                "memory_limit": int(config.memory_limit),
+                "max_tool_result": int(config.max_tool_result_size),
+                "max_output": int(config.max_output_size),
+                "max_tool_calls": int(config.max_steps),
+                "disk_quota": int(config.disk_quota),
+            }
+        )
+        self._finalizer = weakref.finalize(self, _release, self._handle)
         self._pipeline = ToolPipeline(
             config.tool_handler, strip_prefix=False, no_handler="No tool handler configured", show_params=False
         )
@@ -360,7 +359,7 @@ class Runtime:
     def _capabilities(self, caps: list[ToolCallCap]) -> None:
         caps = list(caps)
         self._require_open()
-        _go().PolicySetCapabilities(self._policy, _caps_json(caps))
+        _core.sandbox_set_capabilities(self._handle, _caps_json(caps))
         self._capabilities_list = caps
 
     def can_call(self, method: str, params: dict[str, Any] | None = None) -> bool:
@@ -370,7 +369,7 @@ class Runtime:
         if err is not None:
             return False
         try:
-            return _go().PolicyCheck(self._policy, method, text) == ""
+            return _core.sandbox_check_call(self._handle, method, text) == ""
         except (UnicodeError, ValueError):
             return False  # text Go cannot take (a lone surrogate) is no call anyone allowed
 
@@ -380,15 +379,15 @@ class Runtime:
     def get_remaining_calls(self, capability_key: str) -> int | None:
         if not self._handle:
             return None
-        n = _go().PolicyRemaining(self._policy, capability_key)
-        return None if n < 0 else int(n)
+        n = _core.sandbox_remaining(self._handle, capability_key)
+        return None if n < 0 else n
 
     def get_call_counts(self) -> dict[str, int]:
         from ..capabilities._counts import CallCounts
 
         if not self._handle:
             return CallCounts({})
-        return CallCounts({k: int(v) for k, v in json.loads(_go().PolicyCounts(self._policy)).items()})
+        return CallCounts(_core.sandbox_counts(self._handle))
 
     def register_tools(self, tools: Any) -> None:
         """Accepted and ignored (tools are fixed at construction)."""
@@ -397,6 +396,14 @@ class Runtime:
         self._audit_collector = collector
 
     # -- last run ---------------------------------------------------------
+
+    @property
+    def _running(self) -> bool:
+        return self._run is not None and self._run.running
+
+    @property
+    def _last(self) -> RunResult | None:
+        return self._run.result if self._run is not None else None
 
     @property
     def last_result(self) -> RunResult | None:
@@ -437,8 +444,8 @@ class Runtime:
     #
     # The run lives in Go: Python asks it one question at a time (a step
     # with a short timeout, so Ctrl-C and cancellation are noticed between
-    # steps), answers requests by id, or cancels it. The only run state kept
-    # here is whether a run was started and not yet seen to end.
+    # steps), answers requests by id, or cancels it, always naming the run
+    # (its id). Python keeps only what its events do here (_Run).
 
     def _require_open(self) -> None:
         if not self._handle:
@@ -465,60 +472,52 @@ class Runtime:
             raise builtins.RuntimeError(
                 "a run is already in progress on this sandbox: finish it (result()) or cancel() it first"
             )
-        go = _go()
-        try:
+        previous = self._run
+        if previous is not None:
             # A run whose driver gave up on it (a cancelled task, an error in
             # a handler) may still be ending: stop it so this one can start.
-            go.SandboxCancel(self._handle)
-            go.SandboxStart(
-                self._handle, language, safe_text(code), safe_text(stdin or ""), stdin is not None, on_output is not None
-            )
-        except builtins.RuntimeError as e:
-            raise RuntimeError(str(e)) from None
-        self._last = None
-        self._running = True
-        self._run_gen += 1
-        self._on_output = on_output
+            self._cancel(previous)
+        run_id = _core.sandbox_start(
+            self._handle, language, safe_text(code), safe_text(stdin or ""), stdin is not None, on_output is not None
+        )
+        self._run = _Run(run_id, on_output)
         self._audit("command_create", {"language": language, "code_bytes": len(code)})
 
-    def _step(self, take: bool, timeout_ms: int = _STEP_MS) -> dict[str, Any]:
-        """One question to the run; handles output and the end itself."""
+    def _step(self, run: _Run, take: bool, timeout_ms: int = _STEP_MS) -> dict[str, Any]:
+        """One question to `run`; handles its output and its end."""
         if not self._handle:
             raise builtins.RuntimeError("Sandbox not initialized")
-        gen = self._run_gen
-        ev: dict[str, Any] = json.loads(_go().SandboxStep(self._handle, timeout_ms, take))
-        if gen != self._run_gen:
+        ev = _core.sandbox_step(self._handle, run.id, timeout_ms, take)
+        if run.abandoned:
             # A thread still stepping a run its driver gave up (a cancelled
-            # execute_async) returns after the next run has started: its
-            # event belongs to the old run and must not touch this one.
+            # execute_async): the event is that run's, and nobody wants it.
             return ev
         kind = ev["kind"]
         if kind == "output":
-            if self._on_output is not None and ev.get("stream") == "stdout":
-                self._on_output(ev.get("data", ""))
+            if run.on_output is not None and ev.get("stream") == "stdout":
+                run.on_output(ev.get("data", ""))
         elif kind == "done":
             result = ev.get("result") or {}
             if ev.get("output_apart"):
-                go = _go()
-                result["stdout"] = go.SandboxTakeOutput(self._handle, "stdout")
-                result["stderr"] = go.SandboxTakeOutput(self._handle, "stderr")
-            self._finish(result)
+                result["stdout"] = _core.sandbox_take_output(self._handle, run.id, "stdout")
+                result["stderr"] = _core.sandbox_take_output(self._handle, run.id, "stderr")
+            self._finish(run, result)
         return ev
 
     @staticmethod
     def _request(ev: dict[str, Any]) -> ToolRequest:
         return ToolRequest(id=int(ev["id"]), method=ev["method"], params=ev.get("params"))
 
-    def _finish(self, result: dict[str, Any]) -> None:
-        self._last = RunResult._from_dict(result)
-        self._running = False
-        self._on_output = None
-        for call in self._last.tool_calls:
+    def _finish(self, run: _Run, result: dict[str, Any]) -> None:
+        last = run.result = RunResult._from_dict(result)
+        run.running = False
+        run.on_output = None
+        for call in last.tool_calls:
             self._audit(
                 "tool_call",
                 {"method": call.method, "ok": call.ok, "duration_ms": call.duration_ms, "error": call.error},
             )
-        self._audit("command_exit", {"exit_code": self._last.exit_code, "duration_ms": self._last.duration_ms})
+        self._audit("command_exit", {"exit_code": last.exit_code, "duration_ms": last.duration_ms})
         if self._audit_collector is not None:
             drain = getattr(self._audit_collector, "drain_from_runtime", None)
             if drain is not None:
@@ -533,21 +532,23 @@ class Runtime:
         """True while the run has tool requests to answer: a new one is
         queued, or the script waits on ones `step()` already returned.
         Blocks while the script computes; False once it has ended."""
+        run = self._run
         try:
-            while self._running:
-                kind = self._step(take=False)["kind"]
+            while run is not None and run.running:
+                kind = self._step(run, take=False)["kind"]
                 if kind in ("request", "waiting"):
                     return True
             return False
         except BaseException:
-            self._abandon()
+            self._abandon(run)
             raise
 
     def step(self) -> ToolRequest | None:
         """The next tool request, or None once the run has ended."""
+        run = self._run
         try:
-            while self._running:
-                ev = self._step(take=True)
+            while run is not None and run.running:
+                ev = self._step(run, take=True)
                 if ev["kind"] == "request":
                     return self._request(ev)
                 if ev["kind"] == "waiting":
@@ -559,13 +560,14 @@ class Runtime:
         except builtins.RuntimeError:
             raise
         except BaseException:
-            self._abandon()
+            self._abandon(run)
             raise
 
     def _target(self, id: int | None) -> int:
         if id is not None:
             return int(id)
-        last = int(_go().SandboxLastHanded(self._handle)) if self._running else 0
+        run = self._run
+        last = _core.sandbox_last_handed(self._handle, run.id) if run is not None and run.running else 0
         if last == 0:
             raise builtins.RuntimeError("resume() without id: no request has been returned by step()")
         return last
@@ -577,19 +579,20 @@ class Runtime:
         if err is not None:
             self.resume_error(err, id=id)
             return
-        self._answer(self._target(id), Answer(text=text or "null"))
+        self._answer(self._run, self._target(id), Answer(text=text or "null"))
 
     def resume_error(self, message: str, *, id: int | None = None) -> None:
         """Answer a request with an error: the script's promise rejects with it."""
         self._require_open()
-        self._answer(self._target(id), Answer(code=CODE_INTERNAL, error=str(message)))
+        self._answer(self._run, self._target(id), Answer(code=CODE_INTERNAL, error=str(message)))
 
-    def _answer(self, id: int, answer: Answer) -> None:
-        go = _go()
+    def _answer(self, run: _Run | None, id: int, answer: Answer) -> None:
+        if run is None:
+            raise RuntimeError(f"resume: no run has been started, so there is no request {id} to answer")
         try:
             if answer.error is None:
                 try:
-                    go.SandboxResume(self._handle, id, answer.text or "null")
+                    _core.sandbox_resume(self._handle, run.id, id, answer.text or "null")
                     return
                 except (UnicodeError, ValueError):
                     answer = Answer(
@@ -597,48 +600,57 @@ class Runtime:
                         error="Invalid payload JSON: the tool result contains text that is not valid "
                         "Unicode (a lone surrogate)",
                     )
-            go.SandboxResumeError(self._handle, id, answer.code, safe_text(answer.error or ""))
-        except builtins.RuntimeError as e:
+            _core.sandbox_resume_error(self._handle, run.id, id, answer.code, safe_text(answer.error or ""))
+        except builtins.RuntimeError:
             if not self._handle:
                 raise builtins.RuntimeError("Sandbox not initialized") from None
-            raise RuntimeError(str(e)) from None
+            raise
 
     def result(self) -> RunResult | None:
         """The finished run; drains the loop (answering nothing) if needed."""
+        run = self._run
         try:
-            while self._running:
-                ev = self._step(take=True)
+            while run is not None and run.running:
+                ev = self._step(run, take=True)
                 if ev["kind"] == "request":
-                    self._answer(int(ev["id"]), Answer(code=CODE_CANCELLED, error=_ABANDONED))
+                    self._answer(run, int(ev["id"]), Answer(code=CODE_CANCELLED, error=_ABANDONED))
                 elif ev["kind"] == "waiting":
                     for i in ev["ids"]:
-                        self._answer(int(i), Answer(code=CODE_CANCELLED, error=_ABANDONED))
+                        self._answer(run, int(i), Answer(code=CODE_CANCELLED, error=_ABANDONED))
         except BaseException:
-            self._abandon()
+            self._abandon(run)
             raise
         return self._last
 
     def cancel(self) -> None:
         """Stop the run in progress, if any (from any thread). A computing or
         sleeping script stops within milliseconds; the sandbox stays usable."""
-        if self._handle:
-            try:
-                _go().SandboxCancel(self._handle)
-            except builtins.RuntimeError:
-                pass
+        run = self._run
+        if run is not None:
+            self._cancel(run)
 
-    def _abandon(self) -> None:
+    def _cancel(self, run: _Run) -> None:
+        if not self._handle:
+            return
+        try:
+            _core.sandbox_cancel(self._handle, run.id)
+        except (StaleRunError, builtins.RuntimeError):
+            # A later run replaced it (so it has ended), or the sandbox was
+            # closed meanwhile: nothing of this run is left to stop.
+            pass
+
+    def _abandon(self, run: _Run | None) -> None:
         """Cancel the run after an error or interrupt in Python and wait
         (briefly: a cancelled guest stops at once) for it to end."""
-        if not self._running:
+        if run is None or not run.running:
             return
-        self.cancel()
+        self._cancel(run)
         try:
-            while self._running and self._handle:
-                self._step(take=True, timeout_ms=1000)
+            while run.running and self._handle:
+                self._step(run, take=True, timeout_ms=1000)
         except BaseException:
             pass
-        self._running = False
+        run.running = False
 
     # -- whole runs ---------------------------------------------------------
 
@@ -659,35 +671,37 @@ class Runtime:
         self._lock_owner = threading.get_ident()
         try:
             self.start(code, language, stdin=stdin, on_output=on_output)
+            run = self._run
+            assert run is not None
             try:
                 batch: list[ToolRequest] = []
-                while self._running:
-                    ev = self._step(take=True)
+                while run.running:
+                    ev = self._step(run, take=True)
                     if ev["kind"] == "request":
                         if handle_many is None:
-                            self._answer(int(ev["id"]), handle(self._request(ev)))
+                            self._answer(run, int(ev["id"]), handle(self._request(ev)))
                         else:
                             batch.append(self._request(ev))
                         continue
                     if batch:
                         for req, answer in zip(batch, handle_many(batch)):
-                            self._answer(req.id, answer)
+                            self._answer(run, req.id, answer)
                         batch = []
             except BaseException:
-                self._abandon()
+                self._abandon(run)
                 raise
-            return self._outcome()
+            return self._outcome(run)
         finally:
             self._release_lock()
 
-    def _outcome(self) -> RunResult:
-        if self._last is None:
+    def _outcome(self, run: _Run) -> RunResult:
+        if run.result is None:
             # The run was taken away (close() from another thread).
             if not self._handle:
                 raise builtins.RuntimeError("Sandbox not initialized")
             raise RuntimeError("Runtime error: the run ended without a result")
-        self._last._raise_for_error()
-        return self._last
+        run.result._raise_for_error()
+        return run.result
 
     def _check_not_reentrant(self) -> None:
         if self._lock_owner == threading.get_ident():
@@ -701,6 +715,8 @@ class Runtime:
         self._lock.release()
 
     async def _acquire_async(self) -> None:
+        import asyncio
+
         # Polling keeps the wait cancellable: a cancelled waiter holds nothing.
         delay = 0.001
         while not self._lock.acquire(blocking=False):
@@ -715,33 +731,40 @@ class Runtime:
         on_output: Callable[[str], None] | None,
         stdin: str | bytes | None,
     ) -> RunResult:
+        import asyncio
+
         self._check_not_reentrant()
         await self._acquire_async()
         try:
             self.start(code, language, stdin=stdin, on_output=on_output)
+            run = self._run
+            assert run is not None
             try:
                 batch: list[ToolRequest] = []
-                while self._running:
+                while run.running:
                     # Requests the script issued together are queued together:
                     # take them all until the script waits (or keeps computing
                     # for a whole step), then run their handlers concurrently.
-                    ev = await asyncio.to_thread(self._step, True, _STEP_MS)
+                    ev = await asyncio.to_thread(self._step, run, True, _STEP_MS)
                     if ev["kind"] == "request":
                         batch.append(self._request(ev))
                         continue
                     if batch:
                         answers = await asyncio.gather(*(handle(r) for r in batch))
                         for req, answer in zip(batch, answers):
-                            self._answer(req.id, answer)
+                            self._answer(run, req.id, answer)
                         batch = []
             except BaseException:
                 # Cancelled (or failed): stop the guest without blocking the
-                # event loop; the core finishes it within a few milliseconds
-                # and the next start() waits for that.
-                self.cancel()
-                self._running = False
+                # event loop. The worker thread may still be in (or about to
+                # enter) a step of this run: it asks by this run's id, so the
+                # core refuses it once the next run has started, and its
+                # event is dropped here (abandoned).
+                run.abandoned = True
+                run.running = False
+                self._cancel(run)
                 raise
-            return self._outcome()
+            return self._outcome(run)
         finally:
             self._release_lock()
 
@@ -769,15 +792,12 @@ class Runtime:
         if self._handle:
             self._finalizer()
             self._handle = 0
-            self._policy = 0
-            self._running = False
+            if self._run is not None:
+                self._run.running = False
 
 
-def _release(handle: int, policy: int) -> None:
+def _release(handle: int) -> None:
     try:
-        go = _go()
-        go.SandboxClose(handle)
-        if policy:
-            go.PolicyFree(policy)
+        _core.sandbox_close(handle)
     except Exception:
-        pass
+        pass  # at exit, or in a forked child: nothing more can be done

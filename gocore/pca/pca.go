@@ -30,6 +30,14 @@ type Authority struct {
 // ErrSeedSize is the §11 text for a seed that is not 32 bytes.
 var ErrSeedSize = errors.New("Seed must be exactly 32 bytes")
 
+// ExpiryRangeError is Create's refusal of an expiry outside the years 1 to
+// 9999 (Python's datetime range; Python raises OverflowError for it).
+type ExpiryRangeError struct{ Secs int64 }
+
+func (e *ExpiryRangeError) Error() string {
+	return fmt.Sprintf("expires_in_secs %d puts the expiry outside the years 1 to 9999", e.Secs)
+}
+
 // FromSeed derives the key pair deterministically from a 32-byte seed.
 func FromSeed(seed []byte) (*Authority, error) {
 	if len(seed) != ed25519.SeedSize {
@@ -89,11 +97,11 @@ func (a *Authority) Create(capabilities []string, expiresInSecs int64, executor 
 	}
 	const limit = 10000 * 366 * 86400 // far outside the range, far from overflow
 	if expiresInSecs > limit || expiresInSecs < -limit {
-		return nil, fmt.Errorf("expires_in_secs %d puts the expiry outside the years 1 to 9999", expiresInSecs)
+		return nil, &ExpiryRangeError{Secs: expiresInSecs}
 	}
 	expires := time.Unix(now.Unix()+expiresInSecs, int64(now.Nanosecond())).UTC()
 	if expires.Year() < 1 || expires.Year() > 9999 {
-		return nil, fmt.Errorf("expires_in_secs %d puts the expiry outside the years 1 to 9999", expiresInSecs)
+		return nil, &ExpiryRangeError{Secs: expiresInSecs}
 	}
 	caps := make([]any, len(capabilities))
 	for i, c := range capabilities {

@@ -1,17 +1,13 @@
 package pycore
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"amlasandbox/gocore/capability"
-	"amlasandbox/gocore/host"
 	"amlasandbox/gocore/pca"
 )
 
@@ -25,22 +21,6 @@ import (
 //	{"kind": "value",     "message"}                               ValueError (unknown type, bad JSON)
 //	{"kind": "capability","message", "cause": {...}}               CapabilityError
 //	{"kind": "internal",  "message"}                               a Go panic (a bug)
-
-var policies handles[*capability.Policy]
-
-func init() {
-	lookupAuthorizer = func(h int64) (host.Authorizer, bool) {
-		p, ok := policyByHandle(h)
-		if !ok {
-			return nil, false
-		}
-		return p, true
-	}
-}
-
-// policyByHandle gives the Go side (the sandbox) the Policy a Python
-// Runtime created, so in-sandbox calls and can_call share one budget.
-func policyByHandle(h int64) (*capability.Policy, bool) { return policies.get(h) }
 
 type checkResult struct {
 	Kind     string       `json:"kind"`
@@ -190,124 +170,6 @@ func CapabilityIsSubset(childJSON, parentJSON string) (ok bool) {
 	return err1 == nil && err2 == nil && c.IsSubsetOf(p)
 }
 
-// PolicyNew builds a Policy from a JSON list of capability dicts.
-func PolicyNew(capsJSON string) (h int64, err error) {
-	defer recoverTo(&err)
-	caps, err := capability.ParseCapabilities([]byte(capsJSON))
-	if err != nil {
-		return 0, err
-	}
-	return policies.put(capability.NewPolicy(caps)), nil
-}
-
-// PolicyFree releases a Policy handle (a sandbox already given the Policy
-// keeps it).
-func PolicyFree(h int64) {
-	defer func() { _ = recover() }()
-	policies.drop(h)
-}
-
-// PolicySetCapabilities replaces the capability list; budgets are kept.
-func PolicySetCapabilities(h int64, capsJSON string) (err error) {
-	defer recoverTo(&err)
-	p, ok := policies.get(h)
-	if !ok {
-		return errPolicyClosed
-	}
-	caps, err := capability.ParseCapabilities([]byte(capsJSON))
-	if err != nil {
-		return err
-	}
-	p.SetCapabilities(caps)
-	return nil
-}
-
-var errPolicyClosed = errors.New("capability policy is closed")
-
-// PolicyCheck decides a call without spending budget: "" when allowed,
-// else the denial message.
-func PolicyCheck(h int64, method, paramsJSON string) (out string) {
-	defer func() {
-		if p := recover(); p != nil {
-			out = fmt.Sprintf("internal error (Go panic): %v", p)
-		}
-	}()
-	p, ok := policies.get(h)
-	if !ok {
-		return errPolicyClosed.Error()
-	}
-	if err := p.Check(method, json.RawMessage(paramsJSON)); err != nil {
-		return err.Error()
-	}
-	return ""
-}
-
-// PolicySetGrants restricts a Policy to the methods a PCA grants:
-// patternsJSON is a JSON list of patterns, or "null" to lift the
-// restriction (see capability.Policy.SetGrants).
-func PolicySetGrants(h int64, patternsJSON string) (err error) {
-	defer recoverTo(&err)
-	p, ok := policies.get(h)
-	if !ok {
-		return errPolicyClosed
-	}
-	var patterns []string
-	if err := json.Unmarshal([]byte(patternsJSON), &patterns); err != nil {
-		return fmt.Errorf("granted patterns must be a JSON list of str or null: %v", err)
-	}
-	p.SetGrants(patterns)
-	return nil
-}
-
-// PolicyRemaining is the budget left for key (in either format,
-// "cap:method:<p>" or "cap:tool-call:<p>"), or -1 when the key has no
-// budget (unknown or unlimited) or the handle is closed.
-func PolicyRemaining(h int64, key string) (n int64) {
-	defer func() {
-		if recover() != nil {
-			n = -1
-		}
-	}()
-	p, ok := policies.get(h)
-	if !ok {
-		return -1
-	}
-	left, tracked := p.Remaining(key)
-	if !tracked {
-		return -1
-	}
-	return left
-}
-
-// PolicyCounts is the budget table as a JSON object {key: remaining}, in
-// capability-list order, each key in its capability's own format.
-func PolicyCounts(h int64) (out string) {
-	defer func() {
-		if recover() != nil {
-			out = "{}"
-		}
-	}()
-	p, ok := policies.get(h)
-	if !ok {
-		return "{}"
-	}
-	return countsJSON(p.Counts())
-}
-
-// PCAGenerateSeed returns 32 random bytes as hex.
-func PCAGenerateSeed() (out string) {
-	defer func() {
-		if recover() != nil {
-			out = ""
-		}
-	}()
-	seed := make([]byte, 32)
-	if _, err := rand.Read(seed); err != nil {
-		return ""
-	}
-	return hex.EncodeToString(seed)
-}
-
 func authorityFromHex(seedHex string) (*pca.Authority, error) {
 	seed, err := hex.DecodeString(seedHex)
 	if err != nil {
@@ -318,10 +180,10 @@ func authorityFromHex(seedHex string) (*pca.Authority, error) {
 
 // PCAKeyFromSeed returns the public key "ed25519:<hex>" of a hex seed.
 func PCAKeyFromSeed(seedHex string) (key string, err error) {
-	defer recoverTo(&err)
+	defer guard(&err)
 	a, err := authorityFromHex(seedHex)
 	if err != nil {
-		return "", err
+		return "", newError(kindInvalid, "%v", err)
 	}
 	return a.PublicKeyHex(), nil
 }
@@ -330,18 +192,22 @@ func PCAKeyFromSeed(seedHex string) (key string, err error) {
 // patternsJSON is a JSON list of str, or "null" for the default; executor
 // "" means the issuer's key.
 func PCACreate(seedHex, patternsJSON string, expiresInSecs int64, executor string) (out string, err error) {
-	defer recoverTo(&err)
+	defer guard(&err)
 	a, err := authorityFromHex(seedHex)
 	if err != nil {
-		return "", err
+		return "", newError(kindInvalid, "%v", err)
 	}
 	var patterns []string
 	if err := json.Unmarshal([]byte(patternsJSON), &patterns); err != nil {
-		return "", fmt.Errorf("capabilities must be a list of str: %v", err)
+		return "", newError(kindInvalid, "capabilities must be a list of str: %v", err)
 	}
 	token, err := a.Create(patterns, expiresInSecs, executor, time.Now())
-	if err != nil {
-		return "", err
+	var expiry *pca.ExpiryRangeError
+	switch {
+	case errors.As(err, &expiry):
+		return "", newError(kindOverflow, "%v", err)
+	case err != nil:
+		return "", newError(kindInvalid, "%v", err)
 	}
 	return hex.EncodeToString(token), nil
 }
@@ -349,36 +215,15 @@ func PCACreate(seedHex, patternsJSON string, expiresInSecs int64, executor strin
 // PCAVerify checks a hex PCA against a JSON list of trusted keys and
 // returns the granted patterns as a JSON list.
 func PCAVerify(cborHex, trustedJSON string) (out string, err error) {
-	defer recoverTo(&err)
-	token, err := hex.DecodeString(cborHex)
-	if err != nil {
-		return "", fmt.Errorf("PCA bytes: %v", err)
-	}
+	defer guard(&err)
 	var trusted []string
 	if err := json.Unmarshal([]byte(trustedJSON), &trusted); err != nil {
-		return "", fmt.Errorf("trusted authorities must be a list of str: %v", err)
+		return "", newError(kindInvalid, "trusted authorities must be a list of str: %v", err)
 	}
-	tok, err := pca.Verify(token, trusted, time.Now())
+	granted, err := verifyPCA(cborHex, trusted)
 	if err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(tok.Patterns)
+	b, err := json.Marshal(granted)
 	return string(b), err
-}
-
-// countsJSON writes counts as a JSON object, keeping their order.
-func countsJSON(counts []capability.Count) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, c := range counts {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		k, _ := json.Marshal(c.Key)
-		b.Write(k)
-		b.WriteString(": ")
-		b.WriteString(strconv.FormatInt(c.Remaining, 10))
-	}
-	b.WriteByte('}')
-	return b.String()
 }

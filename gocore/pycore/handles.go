@@ -1,9 +1,6 @@
 package pycore
 
-import (
-	"fmt"
-	"sync"
-)
+import "sync"
 
 // handles maps int64 handles given to Python to Go values.
 type handles[T any] struct {
@@ -36,12 +33,4 @@ func (h *handles[T]) drop(id int64) (T, bool) {
 	v, ok := h.m[id]
 	delete(h.m, id)
 	return v, ok
-}
-
-// recoverTo turns a panic into an error so it reaches Python as an
-// exception instead of aborting the process.
-func recoverTo(err *error) {
-	if p := recover(); p != nil {
-		*err = fmt.Errorf("internal error (Go panic): %v", p)
-	}
 }

@@ -1,9 +1,7 @@
 package pycore
 
 import (
-	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -32,39 +30,23 @@ func builtGuest(b *testing.B, name, env string) string {
 	return p
 }
 
-// benchCache is a compiled-module cache path for wasm, one per module
-// content, kept between benchmark runs.
-func benchCache(b *testing.B, wasm string) string {
-	data, err := os.ReadFile(wasm)
-	if err != nil {
-		b.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	return filepath.Join(os.TempDir(), fmt.Sprintf("amla-pycore-bench-%x.cwasm", sum[:8]))
-}
+// benchCacheDir keeps the compiled guests between benchmark runs.
+var benchCacheDir = filepath.Join(os.TempDir(), "amla-pycore-bench-cache")
 
 func benchSandboxRun(b *testing.B, language, code, want string) {
-	shell := builtGuest(b, "amla_sandbox.wasm", "AMLA_WASM_PATH")
-	js := builtGuest(b, "amla_js.wasm", "AMLA_JS_WASM_PATH")
-	cfg, _ := json.Marshal(sandboxConfig{
-		WasmPath:    shell,
-		JSWasmPath:  js,
-		CachePath:   benchCache(b, shell),
-		JSCachePath: benchCache(b, js),
-		TimeoutS:    30,
-		MemoryLimit: 256 << 20,
-	})
-	h, err := SandboxNew(string(cfg))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer SandboxClose(h)
+	cfg := testConfig(b, nil, "")
+	cfg.WasmPath = builtGuest(b, "amla_sandbox.wasm", "AMLA_WASM_PATH")
+	cfg.JSWasmPath = builtGuest(b, "amla_js.wasm", "AMLA_JS_WASM_PATH")
+	cfg.CacheDir = benchCacheDir
+	cfg.MemoryLimit = 256 << 20
+	h := newTestSandbox(b, cfg)
 	run := func() {
-		if err := SandboxStart(h, language, code, "", false, false); err != nil {
+		id, err := SandboxStart(h, language, code, "", false, false)
+		if err != nil {
 			b.Fatal(err)
 		}
 		for {
-			out, err := SandboxStep(h, 100, true)
+			out, err := SandboxStep(h, id, 100, true)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,102 +1,119 @@
 package pycore
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
+	"amlasandbox/gocore/capability"
 	"amlasandbox/gocore/host"
+	"amlasandbox/gocore/pca"
 	"amlasandbox/gocore/wire"
 )
 
-// lookupAuthorizer finds the capability policy a Python Runtime created, so
-// the sandbox's in-guest calls and can_call share one budget table. It is
-// set by the capability bindings; without them every call is allowed.
-var lookupAuthorizer = func(int64) (host.Authorizer, bool) { return nil, false }
-
+// sandboxEntry is one sandbox as Python holds it: the host sandbox, the
+// capability policy that decides its calls (and can_call's), and its
+// current run. A run is addressed by its id: every run operation names
+// the run it means, and only the current run answers (see current).
 type sandboxEntry struct {
-	sb  *host.Sandbox
-	mu  sync.Mutex
-	run *host.Run
-	// The finished run's output, when its done event left it out.
+	sb     *host.Sandbox
+	policy *capability.Policy
+
+	mu    sync.Mutex
+	run   *host.Run
+	runID int64
+	// The output of run runID, when its done event left it out.
 	stdout, stderr string
 }
 
 var sandboxes handles[*sandboxEntry]
 
+// runIDs numbers runs across all sandboxes of the process, so an id is
+// never reused and one sandbox's id is never another's.
+var runIDs atomic.Int64
+
 type sandboxConfig struct {
-	WasmPath      string          `json:"wasm_path"`
-	CachePath     string          `json:"cache_path"`
-	JSWasmPath    string          `json:"js_wasm_path"`
-	JSCachePath   string          `json:"js_cache_path"`
-	Tools         []wire.ToolInfo `json:"tools"`
-	Policy        int64           `json:"policy"`
-	TimeoutS      float64         `json:"timeout"`
-	MemoryLimit   int64           `json:"memory_limit"`
-	MaxToolResult int64           `json:"max_tool_result"`
-	MaxOutput     int64           `json:"max_output"`
-	MaxCallStack  int             `json:"max_call_stack"`
-	MaxToolCalls  int             `json:"max_tool_calls"`
-	DiskQuota     int64           `json:"disk_quota"`
+	WasmPath   string `json:"wasm_path"`
+	JSWasmPath string `json:"js_wasm_path"`
+	// CacheDir holds compiled guests ("": compile in memory); ShippedDir
+	// the artifacts a wheel ships; KeepWasm the guests whose artifacts the
+	// once-per-process prune keeps (see resolveCache).
+	CacheDir   string   `json:"cache_dir"`
+	ShippedDir string   `json:"shipped_dir"`
+	KeepWasm   []string `json:"keep_wasm"`
+	// PCA is the token's CBOR as hex, checked against Trusted; the calls it
+	// grants narrow Capabilities (a JSON list of capability dicts).
+	PCA          string          `json:"pca"`
+	Trusted      []string        `json:"trusted_authorities"`
+	Capabilities json.RawMessage `json:"capabilities"`
+	// ToolsJSON is the tools list as the caller wrote it (JSON text).
+	ToolsJSON     string  `json:"tools_json"`
+	TimeoutS      float64 `json:"timeout"`
+	MemoryLimit   int64   `json:"memory_limit"`
+	MaxToolResult int64   `json:"max_tool_result"`
+	MaxOutput     int64   `json:"max_output"`
+	MaxCallStack  int     `json:"max_call_stack"`
+	MaxToolCalls  int     `json:"max_tool_calls"`
+	DiskQuota     int64   `json:"disk_quota"`
 }
 
-// LoadGuest compiles (or loads from cachePath) the guest module and
-// returns JSON {"from_cache": bool}.
-func LoadGuest(wasmPath, cachePath string) (out string, err error) {
-	defer recoverTo(&err)
-	g, err := host.LoadGuest(wasmPath, cachePath)
-	if err != nil {
-		return "", err
-	}
-	b, _ := json.Marshal(map[string]bool{"from_cache": g.FromCache})
-	return string(b), nil
-}
-
-// Precompile compiles wasmPath into cachePath and returns milliseconds taken.
-func Precompile(wasmPath, cachePath string) (ms float64, err error) {
-	defer recoverTo(&err)
-	d, err := host.Precompile(wasmPath, cachePath)
-	return float64(d.Microseconds()) / 1000, err
-}
-
-// WasmtimeVersion is the linked wasmtime version, as the build records it
-// ("unknown" when it cannot be read).
-func WasmtimeVersion() string {
-	v, err := host.LinkedWasmtimeVersion()
-	if err != nil {
-		return "unknown"
-	}
-	return v
-}
-
-// SandboxNew creates a sandbox from a JSON config and returns its handle.
+// SandboxNew makes a sandbox from a JSON config (sandboxConfig) in one
+// call: it checks both guest files, verifies the PCA, builds the
+// capability policy restricted to what the PCA grants, finds the compiled
+// guests in the cache, and creates the sandbox's directory. It returns the
+// sandbox's handle.
 func SandboxNew(configJSON string) (h int64, err error) {
-	defer recoverTo(&err)
+	defer guard(&err)
 	var cfg sandboxConfig
 	if err := json.Unmarshal([]byte(configJSON), &cfg); err != nil {
-		return 0, fmt.Errorf("sandbox config: %w", err)
+		return 0, newError(kindInvalid, "sandbox config: %v", err)
 	}
-	// Guests are compiled (or read from the cache) when a run first needs
-	// them; here only their files must exist.
-	shell := host.GuestSource{WasmPath: cfg.WasmPath, CachePath: cfg.CachePath}
-	js := shell
-	if cfg.JSWasmPath != "" {
-		js = host.GuestSource{WasmPath: cfg.JSWasmPath, CachePath: cfg.JSCachePath}
+	shellWasm, jsWasm := cfg.WasmPath, cfg.JSWasmPath
+	if jsWasm == "" {
+		jsWasm = shellWasm
 	}
-	for _, src := range []host.GuestSource{shell, js} {
-		if _, err := os.Stat(src.WasmPath); err != nil {
-			return 0, fmt.Errorf("WASM file not found: %s", src.WasmPath)
+	for _, path := range []string{shellWasm, jsWasm} {
+		if err := checkWasmFile(path); err != nil {
+			return 0, err
 		}
 	}
-	sources := map[string]host.GuestSource{wire.LangShell: shell, wire.LangJavaScript: js}
-	hc := host.Config{
-		Tools:   cfg.Tools,
-		Sources: sources,
+	granted, err := verifyPCA(cfg.PCA, cfg.Trusted)
+	if err != nil {
+		return 0, newError(kindRuntime, "Failed to create runtime: %v", err)
+	}
+	var tools []wire.ToolInfo
+	if err := json.Unmarshal([]byte(cfg.ToolsJSON), &tools); err != nil {
+		return 0, newError(kindInvalid, "tools_json is not a valid JSON list of tools: %v", err)
+	}
+	caps, err := capability.ParseCapabilities(cfg.Capabilities)
+	if err != nil {
+		return 0, newError(kindRuntime, "Failed to create runtime: %v", err)
+	}
+	policy := capability.NewPolicy(caps)
+	// A call must be granted by the PCA as well as allowed by a capability
+	// (the PCA's patterns narrow, never widen).
+	policy.SetGrants(granted)
+
+	// Guests are compiled (or read from the cache) when a run first needs
+	// them; here only their artifacts' places are found.
+	source := func(wasm string) host.GuestSource {
+		return host.GuestSource{WasmPath: wasm, CachePath: resolveCache(cfg.CacheDir, cfg.ShippedDir, wasm, cfg.KeepWasm)}
+	}
+	shell := source(shellWasm)
+	js := shell
+	if jsWasm != shellWasm {
+		js = source(jsWasm)
+	}
+	sb, err := host.NewSandbox(nil, host.Config{
+		Tools:      tools,
+		Authorizer: policy,
+		Sources:    map[string]host.GuestSource{wire.LangShell: shell, wire.LangJavaScript: js},
 		Limits: host.Limits{
 			Timeout:       time.Duration(cfg.TimeoutS * float64(time.Second)),
 			MemoryLimit:   cfg.MemoryLimit,
@@ -106,95 +123,110 @@ func SandboxNew(configJSON string) (h int64, err error) {
 			MaxToolCalls:  cfg.MaxToolCalls,
 			DiskQuota:     cfg.DiskQuota,
 		},
-	}
-	if cfg.Policy != 0 {
-		a, ok := lookupAuthorizer(cfg.Policy)
-		if !ok {
-			return 0, fmt.Errorf("sandbox config: unknown capability policy handle %d", cfg.Policy)
-		}
-		hc.Authorizer = a
-	}
-	sb, err := host.NewSandbox(nil, hc)
+	})
 	if err != nil {
-		return 0, err
+		return 0, newError(kindRuntime, "Failed to create runtime: %v", err)
 	}
-	return sandboxes.put(&sandboxEntry{sb: sb}), nil
+	return sandboxes.put(&sandboxEntry{sb: sb, policy: policy}), nil
+}
+
+// verifyPCA checks a hex PCA against trusted keys and returns the patterns
+// it grants.
+func verifyPCA(cborHex string, trusted []string) ([]string, error) {
+	token, err := hex.DecodeString(cborHex)
+	if err != nil {
+		return nil, fmt.Errorf("PCA bytes: %v", err)
+	}
+	tok, err := pca.Verify(token, trusted, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if tok.Patterns == nil {
+		return []string{}, nil // granted nothing: an empty list, not "no restriction"
+	}
+	return tok.Patterns, nil
 }
 
 func sandboxOf(h int64) (*sandboxEntry, error) {
 	e, ok := sandboxes.get(h)
 	if !ok {
-		return nil, host.ErrClosed
+		return nil, newError(kindClosed, "%s", host.ErrClosed.Error())
 	}
 	return e, nil
 }
 
-func runOf(h int64) (*host.Run, error) {
+// current returns run id of sandbox h when it is the sandbox's current
+// run, and refuses any other id: a caller still holding a run that a later
+// start replaced (a cancelled task's thread) must never see that later
+// run's events or answer its requests.
+func current(h, id int64) (*sandboxEntry, *host.Run, error) {
 	e, err := sandboxOf(h)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.run == nil {
-		return nil, fmt.Errorf("no run has been started on this sandbox")
+	switch {
+	case e.run == nil:
+		return nil, nil, newError(kindNoRun, "run %d: no run has been started on this sandbox", id)
+	case id != e.runID:
+		return nil, nil, newError(kindStaleRun, "run %d is not this sandbox's current run (run %d is): a later start() replaced it", id, e.runID)
 	}
-	return e.run, nil
+	return e, e.run, nil
 }
 
-// SandboxClose ends any run and removes the sandbox's directory.
-func SandboxClose(h int64) (err error) {
-	defer recoverTo(&err)
-	e, ok := sandboxes.drop(h)
-	if !ok {
-		return nil
-	}
-	return e.sb.Close()
+// SandboxClose ends any run and removes the sandbox's directory. It
+// returns a status ("" or the error); closing twice is not an error.
+func SandboxClose(h int64) string {
+	return status(func() error {
+		e, ok := sandboxes.drop(h)
+		if !ok {
+			return nil
+		}
+		return e.sb.Close()
+	})
 }
 
-// SandboxStart begins a run. language is "javascript" or "shell".
-func SandboxStart(h int64, language, code, stdin string, hasStdin, stream bool) (err error) {
-	defer recoverTo(&err)
+// SandboxStart begins a run (language "javascript" or "shell") and returns
+// its id, which every other run operation takes.
+func SandboxStart(h int64, language, code, stdin string, hasStdin, stream bool) (id int64, err error) {
+	defer guard(&err)
 	e, err := sandboxOf(h)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	r, err := e.sb.Start(language, code, stdin, hasStdin, stream)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	e.mu.Lock()
-	e.run = r
-	e.mu.Unlock()
-	return nil
+	defer e.mu.Unlock()
+	e.run, e.runID = r, runIDs.Add(1)
+	e.stdout, e.stderr = "", ""
+	return e.runID, nil
 }
 
-// SandboxStep waits (without the GIL) at most timeoutMS for the run's next
-// event and returns it as JSON (wire.Event): request, output, waiting,
+// SandboxStep waits (without the GIL) at most timeoutMS for the next event
+// of run id and returns it as JSON (wire.Event): request, output, waiting,
 // busy or done. With take false a request stays queued (has_work peeks).
-func SandboxStep(h int64, timeoutMS int64, take bool) (out string, err error) {
-	defer recoverTo(&err)
-	r, err := runOf(h)
+func SandboxStep(h, id, timeoutMS int64, take bool) (out string, err error) {
+	defer guard(&err)
+	e, r, err := current(h, id)
 	if err != nil {
 		return "", err
 	}
 	ev := r.Step(time.Duration(timeoutMS)*time.Millisecond, take)
 	if ev.Kind == wire.EventDone && ev.Result != nil && outputApart(ev.Result) {
 		res := *ev.Result
-		e, _ := sandboxOf(h)
-		if e != nil {
-			e.mu.Lock()
-			// Only the sandbox's current run may leave its output for
-			// SandboxTakeOutput: a caller still stepping a run that was
-			// given up (a cancelled task's thread) must not replace the
-			// output of the run started since; its event keeps its output.
-			if e.run == r {
-				e.stdout, e.stderr = res.Stdout, res.Stderr
-				res.Stdout, res.Stderr = "", ""
-				ev.Result, ev.OutputApart = &res, true
-			}
-			e.mu.Unlock()
+		e.mu.Lock()
+		// Output is left for SandboxTakeOutput only while the run is still
+		// current; once a later run started, its event keeps its output.
+		if e.runID == id {
+			e.stdout, e.stderr = res.Stdout, res.Stderr
+			res.Stdout, res.Stderr = "", ""
+			ev.Result, ev.OutputApart = &res, true
 		}
+		e.mu.Unlock()
 	}
 	b, err := json.Marshal(ev)
 	if err != nil || len(b) == 0 {
@@ -223,20 +255,23 @@ func outputApart(res *wire.Result) bool {
 	return strings.IndexByte(res.Stdout, 0) < 0 && strings.IndexByte(res.Stderr, 0) < 0
 }
 
-// SandboxTakeOutput returns, once, the stdout ("stdout") or stderr of the
-// finished run whose done event said output_apart.
-func SandboxTakeOutput(h int64, stream string) (out string, err error) {
-	defer recoverTo(&err)
-	e, err := sandboxOf(h)
+// SandboxTakeOutput returns, once, the stdout ("stdout") or stderr of run
+// id, finished, whose done event said output_apart.
+func SandboxTakeOutput(h, id int64, stream string) (out string, err error) {
+	defer guard(&err)
+	e, _, err := current(h, id)
 	if err != nil {
 		return "", err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if stream == "stdout" {
+	switch stream {
+	case "stdout":
 		out, e.stdout = e.stdout, ""
-	} else {
+	case "stderr":
 		out, e.stderr = e.stderr, ""
+	default:
+		return "", newError(kindInvalid, "take output: unknown stream %q (want \"stdout\" or \"stderr\")", stream)
 	}
 	if len(out) > bigEvent {
 		defer func() { go debug.FreeOSMemory() }()
@@ -244,61 +279,78 @@ func SandboxTakeOutput(h int64, stream string) (out string, err error) {
 	return out, nil
 }
 
-// SandboxLastHanded is the id of the request the last step handed out.
-func SandboxLastHanded(h int64) (id int64, err error) {
-	defer recoverTo(&err)
-	r, err := runOf(h)
+// SandboxLastHanded is the id of the request the last step of run id
+// handed out (0: none).
+func SandboxLastHanded(h, id int64) (req int64, err error) {
+	defer guard(&err)
+	_, r, err := current(h, id)
 	if err != nil {
 		return 0, err
 	}
 	return r.LastHanded(), nil
 }
 
-// SandboxResume answers request id with JSON text.
-func SandboxResume(h int64, id int64, resultJSON string) (err error) {
-	defer recoverTo(&err)
-	r, err := runOf(h)
-	if err != nil {
-		return err
-	}
-	return r.Resume(id, resultJSON)
+// SandboxResume answers request req of run id with JSON text; it returns
+// a status.
+func SandboxResume(h, id, req int64, resultJSON string) string {
+	return status(func() error {
+		_, r, err := current(h, id)
+		if err != nil {
+			return err
+		}
+		return r.Resume(req, resultJSON)
+	})
 }
 
-// SandboxResumeError answers request id with an error: code is one of
-// wire's Code* values ("" means internal), message what the script sees.
-func SandboxResumeError(h int64, id int64, code, message string) (err error) {
-	defer recoverTo(&err)
-	r, err := runOf(h)
-	if err != nil {
-		return err
-	}
-	return r.ResumeError(id, code, message)
+// SandboxResumeError answers request req of run id with an error: code is
+// one of wire's Code* values ("" means internal), message what the script
+// sees. It returns a status.
+func SandboxResumeError(h, id, req int64, code, message string) string {
+	return status(func() error {
+		_, r, err := current(h, id)
+		if err != nil {
+			return err
+		}
+		return r.ResumeError(req, code, message)
+	})
 }
 
-// SandboxCancel stops the sandbox's run, if any; it returns at once (the
-// run ends within a few milliseconds; SandboxStep then reports "done").
-func SandboxCancel(h int64) (err error) {
-	defer recoverTo(&err)
-	e, err := sandboxOf(h)
-	if err != nil {
-		return err
-	}
-	e.mu.Lock()
-	r := e.run
-	e.mu.Unlock()
-	if r != nil {
+// SandboxCancel stops run id and returns at once (the run ends within a
+// few milliseconds; SandboxStep then reports "done"). It returns a status;
+// an id that is not the current run is refused and stops nothing.
+func SandboxCancel(h, id int64) string {
+	return status(func() error {
+		_, r, err := current(h, id)
+		if err != nil {
+			return err
+		}
 		r.Cancel()
-	}
-	return nil
+		return nil
+	})
 }
 
-// SandboxResult waits for the run to end and returns its Result as JSON.
-func SandboxResult(h int64) (out string, err error) {
-	defer recoverTo(&err)
-	r, err := runOf(h)
+// SandboxResult waits for run id to end and returns its Result as JSON.
+func SandboxResult(h, id int64) (out string, err error) {
+	defer guard(&err)
+	_, r, err := current(h, id)
 	if err != nil {
 		return "", err
 	}
 	b, err := json.Marshal(r.Result())
+	return string(b), err
+}
+
+// LoadGuest compiles (or loads from cachePath) the guest module and
+// returns JSON {"from_cache": bool}.
+func LoadGuest(wasmPath, cachePath string) (out string, err error) {
+	defer guard(&err)
+	if err := checkWasmFile(wasmPath); err != nil {
+		return "", err
+	}
+	g, err := host.LoadGuest(wasmPath, cachePath)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(map[string]bool{"from_cache": g.FromCache})
 	return string(b), err
 }
