@@ -17,7 +17,6 @@ LangChain and pydantic are imported only when a LangChain tool is built.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from ._language import normalize_language
 from .capabilities import ToolCallCap
 from .runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 from .sandbox import Sandbox
-from .tools.conversion import _js_params, _tool_name, capability_from_function, tool_from_function
+from .tools.conversion import _js_params, _tool_doc, _tool_name, _tool_parameters, capability_from_function, tool_from_function
 
 __all__ = ["ExecutionResult", "SandboxTool"]
 
@@ -133,7 +132,7 @@ def _build_sandbox(
 
 
 def _first_doc_line(func: Callable[..., Any]) -> str:
-    doc = inspect.getdoc(func)
+    doc = _tool_doc(func)
     return doc.split("\n")[0] if doc else "No description"
 
 
@@ -145,9 +144,8 @@ def _annotation_name(annotation: Any) -> str:
 
 def _python_signature(func: Callable[..., Any]) -> str:
     parts = []
-    for pname, param in inspect.signature(func).parameters.items():
-        if pname in ("self", "cls"):
-            continue
+    for param in _tool_parameters(func):
+        pname = param.name
         text = f"{pname}: {_annotation_name(param.annotation)}"
         if param.default is not inspect.Parameter.empty:
             text += f" = {param.default!r}"
@@ -253,6 +251,8 @@ class SandboxTool:
             else:
                 # No async shell on this Sandbox: run it off the loop so that
                 # async tools called by the `tool` applet can be driven there.
+                import asyncio
+
                 result = await self._capture_async(
                     lambda: asyncio.to_thread(self.sandbox.shell, code, stdin=stdin)
                 )
@@ -419,7 +419,7 @@ class SandboxTool:
         lines = ["Available functions (call from JavaScript as `await name({...})`):", ""]
         for func in self.tools:
             lines.append(f"### {_tool_name(func)}({_python_signature(func)})")
-            lines.append(inspect.getdoc(func) or "No description")
+            lines.append(_tool_doc(func) or "No description")
             lines.append("")
         return "\n".join(lines)
 

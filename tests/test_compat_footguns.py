@@ -20,6 +20,7 @@ from amla_sandbox import (
     create_amla_sandbox,
     create_sandbox_tool,
     from_langchain,
+    tool_from_function,
     from_openai_tools,
 )
 from amla_sandbox import _wasm
@@ -85,7 +86,9 @@ def test_a_langchain_basetool_subclass_is_registered_under_its_name() -> None:
         return len(text.split())
 
     funcs, defs = from_langchain([Calculator(), count_words])
-    assert [f.__name__ for f in funcs] == ["calculator", "word_count"]
+    # The tools' own functions (as the reference returns them), named after their tools.
+    assert funcs[1] is count_words.func and funcs[0].__func__ is Calculator._run
+    assert [tool_from_function(f).name for f in funcs] == ["calculator", "word_count"]
     assert [d.name for d in defs] == ["calculator", "word_count"]
     with create_sandbox_tool(funcs) as tool:
         assert "calculator" in tool.sandbox.execute("console.log(listTools().join(','))")

@@ -474,9 +474,10 @@ def test_from_langchain_object_with_func() -> None:
         args_schema = None
 
     funcs, defs = from_langchain([FakeTool()])
-    # Named after the tool, so create_sandbox_tool registers it as search_docs.
-    assert funcs[0].__name__ == "search_docs" and funcs[0].__wrapped__ is impl
-    assert funcs[0](query="q") == "q"
+    # The tool's own function, called by the tool's name wherever it is passed.
+    assert funcs[0] is impl and impl.__name__ == "impl"
+    assert tool_from_function(funcs[0]).name == "search_docs"
+    assert create_tool_handler(funcs)("mcp:search_docs", {"query": "q"}) == "q"
     assert defs[0].name == "search_docs"
     assert defs[0].description == "Search the docs"
     assert defs[0].parameters == tool_from_function(impl).parameters
@@ -488,18 +489,98 @@ def test_from_langchain_object_with_run() -> None:
         description = "Calculate"
         args_schema = None
 
-        def _run(self, expression: str) -> str:
+        def _run(self, expression: str, run_manager: object = None) -> str:
             return expression
 
     tool = FakeBaseTool()
     funcs, defs = from_langchain([tool])
-    # Registered under the tool's name, not `_run`.
-    assert funcs[0].__name__ == "calc" and funcs[0].__wrapped__ == tool._run
+    # The tool's own `_run`, registered under the tool's name, not `_run`; the
+    # parameter LangChain passes itself is not one sandbox code passes.
+    assert funcs[0] == tool._run and funcs[0].__func__ is FakeBaseTool._run
     assert funcs[0](expression="1+1") == "1+1"
-    assert tool_from_function(funcs[0]).parameters["properties"] == {"expression": {"type": "string"}}
+    described = tool_from_function(funcs[0])
+    assert described.name == "calc" and described.description == "Calculate"
+    assert described.parameters["properties"] == {"expression": {"type": "string"}}
     assert defs[0].name == "calc"
     assert defs[0].description == "Calculate"
     assert defs[0].parameters == {"type": "object", "properties": {}}
+
+
+def test_from_langchain_returns_the_tools_own_functions_as_the_reference_does() -> None:
+    # The reference's tests: a StructuredTool-like and a BaseTool-like mock.
+    from unittest.mock import MagicMock
+
+    def underlying_func(x: int) -> int:
+        """Double a number."""
+        return x * 2
+
+    structured = MagicMock()
+    structured.func = underlying_func
+    structured.name = "doubler"
+    structured.description = "Doubles a number"
+    structured.args_schema = None
+
+    def run_impl(query: str) -> str:
+        return f"Result: {query}"
+
+    base = MagicMock()
+    del base.func
+    base._run = run_impl
+    base.name = "my_base_tool"
+    base.description = "A base tool implementation"
+    base.args_schema = None
+
+    funcs, defs = from_langchain([structured, base])
+    assert funcs[0] is underlying_func and funcs[1] is run_impl
+    assert [d.name for d in defs] == ["doubler", "my_base_tool"]
+    assert defs[0].description == "Doubles a number"
+    handler = create_tool_handler(funcs)
+    assert handler("mcp:doubler", {"x": 4}) == 8
+    assert handler("my_base_tool", {"query": "q"}) == "Result: q"
+    with pytest.raises(ValueError, match="Unknown tool: underlying_func"):
+        handler("underlying_func", {"x": 1})
+
+
+def test_from_langchain_tools_are_called_by_their_names_in_the_sandbox() -> None:
+    from unittest.mock import MagicMock
+
+    from amla_sandbox import create_sandbox_tool
+
+    def underlying_func(x: int) -> int:
+        """Double a number."""
+        return x * 2
+
+    structured = MagicMock()
+    structured.func = underlying_func
+    structured.name = "doubler"
+    structured.description = "Doubles a number"
+    structured.args_schema = None
+    funcs, _ = from_langchain([structured])
+    with create_sandbox_tool(tools=funcs) as sandbox_tool:
+        assert sandbox_tool.run("console.log(await doubler({x: 21}))", "javascript").strip() == "42"
+        assert sandbox_tool.run("tool doubler --x 4", "shell").strip() == "8"
+
+
+def test_one_function_serving_two_langchain_tools_keeps_both_names() -> None:
+    def shared(q: str) -> str:
+        return q
+
+    class First:
+        name = "first"
+        description = "one"
+        func = staticmethod(shared)
+        args_schema = None
+
+    class Second(First):
+        name = "second"
+
+    funcs, _ = from_langchain([First(), Second()])
+    # The first tool gets the function itself; the second, which cannot carry
+    # another name on the same function, gets a wrapper around it.
+    assert funcs[0] is shared
+    assert funcs[1] is not shared and funcs[1].__wrapped__ is shared
+    handler = create_tool_handler(funcs)
+    assert handler("first", {"q": "a"}) == "a" and handler("second", {"q": "b"}) == "b"
 
 
 def test_from_langchain_args_schema_pydantic() -> None:

@@ -75,7 +75,8 @@ def default_wasm_path() -> Path:
 
 def get_precompiled_path(wasm_path: Path | str) -> Path:
     """The cache file for a guest: `<cache dir>/guest-<sha256[:16]>-wt<wasmtime>-<os>-<arch>-<engine>.cwasm`."""
-    return get_cache_dir() / _go().cache_file_name(str(wasm_path))
+    name: str = _go().cache_file_name(str(wasm_path))
+    return get_cache_dir() / name
 
 
 def wasmtime_version() -> str:

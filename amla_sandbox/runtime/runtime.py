@@ -366,7 +366,7 @@ class Runtime:
         if not self._handle:
             return False
         text, err = encode_result({} if params is None else params)
-        if err is not None:
+        if err is not None or text is None:
             return False
         try:
             return _core.sandbox_check_call(self._handle, method, text) == ""

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import inspect
+import threading
 import typing
+import weakref
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..capabilities import ConstraintSet, ToolCallCap
@@ -16,14 +19,62 @@ __all__ = ["tool_from_function", "capability_from_function", "format_tool_descri
 _SKIPPED_PARAMS = ("self", "cls")
 
 
+@dataclass(frozen=True)
+class _Alias:
+    """The tool a function was converted from (from_langchain): its name,
+    description, and the parameters the framework passes itself."""
+
+    name: str
+    description: str | None
+    hidden: frozenset[str]
+
+
+# Functions handed out as they are (from_langchain returns the tool's own
+# function) but called by their framework tool's name: every place that
+# names a tool asks _tool_name, which looks here first. Weak keys: an entry
+# lives as long as its function.
+_aliases: weakref.WeakKeyDictionary[Any, _Alias] = weakref.WeakKeyDictionary()
+_aliases_lock = threading.Lock()
+
+
+def _register_alias(func: Any, name: str, description: str | None, hidden: Sequence[str] = ()) -> bool:
+    """Have `func` called by the tool name `name` wherever it is passed.
+    False when it cannot be: `func` takes no weak reference, or it is the
+    tool of another name already (one function serving two tools)."""
+    alias = _Alias(name, description, frozenset(hidden))
+    with _aliases_lock:
+        try:
+            known = _aliases.get(func)
+        except TypeError:
+            return False  # not weak-referenceable (nor hashable)
+        if known is not None:
+            return known.name == name
+        try:
+            _aliases[func] = alias
+        except TypeError:
+            return False
+    return True
+
+
+def _alias_of(func: Any) -> _Alias | None:
+    try:
+        return _aliases.get(func)
+    except TypeError:
+        return None
+
+
 def _tool_name(func: Any, name: str | None = None, *, where: str = "tool") -> str:
-    """The name sandbox code calls `func` by: `name` if given, else
+    """The name sandbox code calls `func` by: `name` if given, else the name
+    of the framework tool it came from (from_langchain), else
     `func.__name__`. A lambda has no usable name (every one is called
     `<lambda>`, which sandbox code cannot call), so it needs `name`."""
     if name is not None:
         if not isinstance(name, str) or not name:
             raise ValueError(f"{where} name must be a non-empty str, got {name!r}")
         return name
+    alias = _alias_of(func)
+    if alias is not None:
+        return alias.name
     fname = getattr(func, "__name__", None)
     if not isinstance(fname, str) or not fname:
         raise TypeError(f"{where} {func!r:.80} has no __name__; pass a named function")
@@ -46,14 +97,31 @@ def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
         return {k: v for k, v in raw.items() if not isinstance(v, str)}
 
 
+def _tool_parameters(func: Callable[..., Any]) -> list[inspect.Parameter]:
+    """The parameters sandbox code passes to `func`: its signature without
+    `self`/`cls` and without those its framework passes itself."""
+    alias = _alias_of(func)
+    skipped = set(_SKIPPED_PARAMS) | (alias.hidden if alias is not None else set())
+    return [p for p in inspect.signature(func).parameters.values() if p.name not in skipped]
+
+
+def _tool_doc(func: Any) -> str | None:
+    """The function's docstring, else the description of the framework tool
+    it came from."""
+    doc = inspect.getdoc(func)
+    if doc:
+        return doc
+    alias = _alias_of(func)
+    return alias.description if alias is not None and alias.description else None
+
+
 def _parameters_schema(func: Callable[..., Any]) -> dict[str, Any]:
     hints = _type_hints(func)
     doc = inspect.getdoc(func)
     properties: dict[str, Any] = {}
     required: list[str] = []
-    for pname, param in inspect.signature(func).parameters.items():
-        if pname in _SKIPPED_PARAMS:
-            continue
+    for param in _tool_parameters(func):
+        pname = param.name
         schema = python_type_to_json_schema(hints.get(pname, Any))
         prop = {"type": schema} if isinstance(schema, str) else dict(schema)
         desc = extract_param_description(doc, pname)
@@ -71,7 +139,7 @@ def _parameters_schema(func: Callable[..., Any]) -> dict[str, Any]:
 
 
 def _first_doc_line(func: Any) -> str | None:
-    doc = inspect.getdoc(func)
+    doc = _tool_doc(func)
     return doc.split("\n")[0] if doc else None
 
 
@@ -112,9 +180,8 @@ def _js_params(func: Callable[..., Any]) -> str:
     """`{a: number, b?: string}`: the object argument as sandbox code passes it."""
     hints = _type_hints(func)
     parts = []
-    for pname, param in inspect.signature(func).parameters.items():
-        if pname in _SKIPPED_PARAMS:
-            continue
+    for param in _tool_parameters(func):
+        pname = param.name
         optional = "?" if param.default is not inspect.Parameter.empty else ""
         parts.append(f"{pname}{optional}: {_schema_type_name(hints.get(pname, Any))}")
     return "{" + ", ".join(parts) + "}"

@@ -8,7 +8,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .conversion import _parameters_schema
+from .conversion import _parameters_schema, _register_alias
 from .definition import ToolDefinition
 
 __all__ = ["from_langchain", "from_openai_tools", "from_openai", "from_anthropic_tools", "from_claude"]
@@ -65,11 +65,29 @@ def _named(handler: Callable[..., Any], name: str, description: str | None = Non
     return wrapper
 
 
+def _as_tool(handler: Callable[..., Any], name: str, description: str | None) -> Callable[..., Any]:
+    """`handler` itself, called by sandbox code as `name` wherever it is
+    passed (create_sandbox_tool, SandboxTool.from_functions, ...); a
+    `_named` wrapper only when that cannot be (the function already serves
+    a tool of another name, or takes no weak reference)."""
+    if getattr(handler, "__name__", None) == name:
+        return handler
+    try:
+        params = inspect.signature(handler).parameters
+    except (TypeError, ValueError):
+        params = {}  # type: ignore[assignment]
+    hidden = [n for n in params if n in _LANGCHAIN_INTERNAL]
+    if _register_alias(handler, name, description, hidden):
+        return handler
+    return _named(handler, name, description)
+
+
 def from_langchain(tools: Sequence[Any]) -> tuple[list[Callable[..., Any]], list[ToolDefinition]]:
     """Convert LangChain tools (`@tool` functions, `StructuredTool`s, `BaseTool`
     subclasses, or plain functions) to `(callables, definitions)`.
 
-    Each callable is named after its tool (`tool.name`), so passing the
+    Each callable is the tool's own function (`tool.func`, or `tool._run`),
+    and sandbox code calls it by the tool's name (`tool.name`): passing the
     callables to `create_sandbox_tool` registers them under those names."""
     callables: list[Callable[..., Any]] = []
     definitions: list[ToolDefinition] = []
@@ -80,7 +98,7 @@ def from_langchain(tools: Sequence[Any]) -> tuple[list[Callable[..., Any]], list
         if func is not None and callable(func):
             name = getattr(tool, "name", None) or func.__name__
             description = getattr(tool, "description", None) or func.__doc__ or ""
-            target = _named(func, name, description)
+            target = _as_tool(func, name, description)
             if args_schema is not None:
                 parameters = _args_schema_to_json(args_schema)
             else:
@@ -88,7 +106,7 @@ def from_langchain(tools: Sequence[Any]) -> tuple[list[Callable[..., Any]], list
         elif run is not None and callable(run):
             name = getattr(tool, "name", None) or type(tool).__name__
             description = getattr(tool, "description", None) or ""
-            target = _named(run, name, description)
+            target = _as_tool(run, name, description)
             if args_schema is not None:
                 parameters = _args_schema_to_json(args_schema)
             else:  # as the reference: create_sandbox_tool derives it from `target` anyway
