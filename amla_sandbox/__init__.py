@@ -173,7 +173,21 @@ _HOMES = {
 # The package's public submodules, reachable as attributes once the package
 # is imported (as they were when __init__ imported them all).
 _SUBMODULES = frozenset(
-    ("audit", "auth", "bash_tool", "capabilities", "cli", "codeact", "langgraph", "runtime", "sandbox", "sandbox_tool", "schema", "tools")
+    (
+        "audit",
+        "auth",
+        "bash_tool",
+        "capabilities",
+        "cli",
+        "codeact",
+        "langgraph",
+        "mcp",
+        "runtime",
+        "sandbox",
+        "sandbox_tool",
+        "schema",
+        "tools",
+    )
 )
 
 

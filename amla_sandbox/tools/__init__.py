@@ -14,9 +14,23 @@ from .handlers import create_tool_handler
 from .ingest import from_anthropic_tools, from_claude, from_langchain, from_openai, from_openai_tools
 
 # MCP servers as tools (docs/mcp.md). Not in __all__, which lists the
-# reference's names; the module imports the `mcp` SDK only when used.
-from .mcp import MCPTools as MCPTools
-from .mcp import from_mcp as from_mcp
+# reference's names. Their module (which needs asyncio, and the `mcp` SDK
+# when used) is imported on first use of either name.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .mcp import MCPTools as MCPTools
+    from .mcp import from_mcp as from_mcp
+else:
+
+    def __getattr__(name: str) -> object:
+        if name in ("MCPTools", "from_mcp"):
+            from . import mcp
+
+            return getattr(mcp, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+del TYPE_CHECKING
 
 __all__ = [
     "ToolDefinition",
