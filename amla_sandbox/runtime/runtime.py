@@ -473,7 +473,7 @@ class Runtime:
                 "a run is already in progress on this sandbox: finish it (result()) or cancel() it first"
             )
         previous = self._run
-        if previous is not None:
+        if previous is not None and previous.result is None:
             # A run whose driver gave up on it (a cancelled task, an error in
             # a handler) may still be ending: stop it so this one can start.
             self._cancel(previous)
