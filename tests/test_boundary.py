@@ -335,3 +335,14 @@ def test_every_documented_name_and_submodule_is_still_there() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[] [] [] False"
+
+
+def test_amla_precompile_names_a_path_that_is_not_wasm(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from amla_sandbox.cli import precompile_main
+
+    assert precompile_main(["--wasm-path", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.strip() == f"Error: WASM file {tmp_path} is a directory, not a WebAssembly module"
+    text = tmp_path / "notes.txt"
+    text.write_text("hello")
+    assert precompile_main(["--wasm-path", str(text)]) == 1
+    assert capsys.readouterr().err.startswith(f"Error: WASM file {text} is not a WebAssembly module")

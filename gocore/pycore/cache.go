@@ -19,6 +19,9 @@ import (
 // CacheFileName is the artifact name (cache key) for the guest at wasmPath.
 func CacheFileName(wasmPath string) (name string, err error) {
 	defer guard(&err)
+	if err := checkWasmFile(wasmPath); err != nil {
+		return "", err
+	}
 	return host.CacheFileName(wasmPath)
 }
 
