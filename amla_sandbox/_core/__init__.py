@@ -80,7 +80,8 @@ def _forked() -> None:
             setattr(_pycore, name, refuse)
 
 
-os.register_at_fork(after_in_child=_forked)
+if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork
+    os.register_at_fork(after_in_child=_forked)
 
 
 # -- errors -----------------------------------------------------------------------------------------
