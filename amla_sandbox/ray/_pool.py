@@ -392,7 +392,10 @@ class SandboxPool:
                 if slot.disabled is not None:
                     raise SandboxRuntimeError(f"slot {to} has no actor: {slot.disabled}")
             else:
-                slot = min(self._usable(), key=lambda s: len(s.sessions))
+                # The least loaded actor, preferring those that have answered
+                # over replacements still starting (a restored session need
+                # not wait for a new worker process).
+                slot = min(self._usable(), key=lambda s: (not s.answered, len(s.sessions)))
             if state.displaced:
                 self._stats.sessions_restored += 1
                 state.displaced = False
@@ -440,6 +443,20 @@ class SandboxPool:
                 return
             log.warning("amla_sandbox.ray: replacing the actor of slot %d: %s", slot.index, why)
             slot.actor = self._new_actor()
+            self._watch_start(slot, slot.actor)
+
+    def _watch_start(self, slot: _Slot, actor: Any) -> None:
+        """Mark the slot ready when its new actor first answers (sessions
+        prefer ready actors; see _place)."""
+
+        def started(future: Any) -> None:
+            try:
+                future.result()
+            except Exception:
+                return  # it died starting: the next call or health check sees it
+            self._answered(slot, actor)
+
+        actor.ping.remote().future().add_done_callback(started)
 
     def _answered(self, slot: _Slot, actor: Any) -> None:
         if not slot.answered and slot.actor is actor:
