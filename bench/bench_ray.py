@@ -172,6 +172,27 @@ def replacement_ms(pool: SandboxPool) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
+def actor_memory(pool: SandboxPool, sessions: int) -> tuple[float, float]:
+    """(MB resident in an idle actor that has run scripts, MB more per
+    session that has run a script and holds a small file), over `sessions`
+    sessions all on actor 0."""
+    actor = pool.actors[0]
+    pool.open_session("mem-warm")
+    pool.move_session("mem-warm", to=0)
+    pool.run("mem-warm", "console.log(1)")  # guests loaded in this actor
+    base = ray.get(actor.ping.remote())["rss_bytes"]
+    for i in range(sessions):
+        sid = f"mem-{i}"
+        pool.open_session(sid)
+        pool.move_session(sid, to=0)
+        pool.run(sid, f"await fs.writeFile('/workspace/a.txt', '{sid}'); console.log(1)")
+    after = ray.get(actor.ping.remote())["rss_bytes"]
+    for i in range(sessions):
+        pool.close_session(f"mem-{i}")
+    pool.close_session("mem-warm")
+    return base / 2**20, (after - base) / sessions / 2**20
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3, help="rounds per figure (median and range reported)")
@@ -211,6 +232,10 @@ def main() -> None:
                     )
         for name, values in rates.items():
             rows.append((f"runs/s, {name}", spread(values, "runs/s")))
+
+        idle, per = zip(*(actor_memory(pools["no-recover"], 100) for _ in range(args.repeat)))
+        rows.append(("actor RSS with its guests loaded, no sessions", spread(list(idle), "MB")))
+        rows.append(("actor RSS per extra session that has run (100 sessions)", spread(list(per), "MB", "{:.2f}")))
 
         pool = pools["recover"]
         inflight = [in_flight_recovery_ms(pool, marks, r) for r in range(args.repeat)]

@@ -18,6 +18,7 @@ answer reaches the script only once it is kept outside this process.
 from __future__ import annotations
 
 import asyncio
+import os
 import pickle
 import queue
 import threading
@@ -184,6 +185,14 @@ class _Run:
         self.replies.put(_STOP)
 
 
+def _rss_bytes() -> int:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _snapshot(tool: SandboxTool) -> bytes | None:
     snapshot = getattr(tool.sandbox, "snapshot", None)
     return snapshot() if snapshot is not None else None
@@ -235,7 +244,9 @@ class SandboxActor:
         return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
 
     async def ping(self) -> dict[str, int]:
-        return {"sessions": len(self._sessions), "runs": len(self._runs)}
+        """Alive: the sessions and runs held, and this process's resident
+        memory in bytes (0 where it cannot be read)."""
+        return {"sessions": len(self._sessions), "runs": len(self._runs), "rss_bytes": _rss_bytes()}
 
     async def open_session(self, sid: str, spec: SessionSpec, snapshot: bytes | None) -> None:
         """Open (or replace) a session, from `snapshot` if given."""

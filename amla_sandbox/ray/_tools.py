@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 import pickle
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from amla_sandbox.tools.conversion import _tool_name, _type_hints
 
@@ -17,6 +17,10 @@ __all__ = ["load_tool", "pickle_args", "pickle_tools", "stub_for"]
 from ray import cloudpickle
 
 
+def _dumps(value: Any) -> bytes:
+    return cast(bytes, cloudpickle.dumps(value))  # type: ignore[no-untyped-call]
+
+
 def pickle_tools(funcs: Sequence[Callable[..., Any]]) -> list[tuple[str, bytes]]:
     """Each tool as (name, pickled function); a tool that cannot be
     pickled is a TypeError naming it and saying what to do instead."""
@@ -24,7 +28,7 @@ def pickle_tools(funcs: Sequence[Callable[..., Any]]) -> list[tuple[str, bytes]]
     for f in funcs:
         name = _tool_name(f)
         try:
-            blob = cloudpickle.dumps(f)
+            blob = _dumps(f)
         except Exception as e:
             raise TypeError(
                 f"tool {name!r} cannot be sent to the pool's Ray actors: {type(e).__name__}: {e}. "
@@ -40,12 +44,12 @@ def pickle_args(args: dict[str, Any]) -> bytes:
     cannot be pickled is a TypeError naming it."""
     for key, value in args.items():
         try:
-            cloudpickle.dumps(value)
+            _dumps(value)
         except Exception as e:
             raise TypeError(
                 f"argument {key}= cannot be sent to the pool's Ray actors: {type(e).__name__}: {e}"
             ) from None
-    return cloudpickle.dumps(args)
+    return _dumps(args)
 
 
 def load_tool(name: str, blob: bytes) -> Callable[..., Any]:
@@ -60,7 +64,7 @@ def load_tool(name: str, blob: bytes) -> Callable[..., Any]:
         ) from None
     if not callable(func):
         raise TypeError(f"tool {name!r} did not unpickle to a callable but to {type(func).__name__}")
-    return func
+    return cast(Callable[..., Any], func)
 
 
 def stub_for(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -95,7 +99,7 @@ def stub_for(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def _picklable(value: Any) -> bool:
     try:
-        cloudpickle.dumps(value)
+        _dumps(value)
     except Exception:
         return False
     return True
