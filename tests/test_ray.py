@@ -250,6 +250,26 @@ def test_async_form_awaits_caller_tools_on_the_callers_loop(ray_local: Any) -> N
         assert p.run("sync", "console.log(await slow_lookup({key: 'z'}))") == "Z\n"
 
 
+def test_a_caller_that_gives_up_stops_its_run(pool: SandboxPool) -> None:
+    async def give_up() -> None:
+        code = "await fs.writeFile('/workspace/x', '1'); await local_pid({tag: 'quitter'}); while (true) {}"
+        task = asyncio.ensure_future(pool.run_async("quitter", code))
+        while pool.local_calls.count("quitter") == 0:  # type: ignore[attr-defined]
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)
+        task.cancel()
+        await task
+
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(give_up())
+    # The actor stopped the script (it would run 30 s): the session's next
+    # run starts at once, on its files.
+    t0 = time.monotonic()
+    assert pool.run("quitter", "cat /workspace/x", "shell") == "1"
+    assert time.monotonic() - t0 < 20
+    pool.close_session("quitter")
+
+
 # -- bad input -----------------------------------------------------------------------
 
 
@@ -551,9 +571,12 @@ def test_close_with_runs_in_flight(ray_local: Any, tmp_path: Path) -> None:
         p.close()
         closing = time.monotonic() - t0
         release.set()  # the caller-side tools return into a closed pool
-        for f in futures:
-            with pytest.raises(PoolClosedError):
-                f.result(timeout=60)
+        for (sid, _, _), f in zip(jobs, futures):
+            try:
+                out = f.result(timeout=60)
+            except PoolClosedError:
+                continue
+            raise AssertionError(f"run {sid} returned {out!r} from a closed pool")
     assert closing < 20, closing
     assert list(sandboxes.glob("amla-sandbox-*")) == []  # every sandbox's files removed
     with pytest.raises(PoolClosedError):

@@ -141,6 +141,11 @@ class _Run:
                     return
                 # What SandboxTool.run() reports for a run that could not complete.
                 outcome = RunFinished(stdout="", stderr=sb.last_stderr, error=str(e), success=False)
+            if self.stopping is not None:
+                # Told to stop while it ran: however the run ended, its
+                # caller learns that it was stopped.
+                self._post(RunStopped(self.stopping))
+                return
             snapshot = _snapshot(s.tool) if self.record else None
         self._post(outcome, snapshot)
 
@@ -320,7 +325,7 @@ class SandboxActor:
 
     async def cancel(self, run_id: str) -> None:
         """Stop a run the pool gave up on (its caller went away)."""
-        run = self._runs.get(run_id)
+        run = self._runs.pop(run_id, None)  # nobody will read its last event
         if run is not None:
             run.stop("the caller gave up on the run")
 
