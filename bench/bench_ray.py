@@ -179,7 +179,8 @@ def actor_memory(pool: SandboxPool, sessions: int) -> tuple[float, float]:
     actor = pool.actors[0]
     pool.open_session("mem-warm")
     pool.move_session("mem-warm", to=0)
-    pool.run("mem-warm", "console.log(1)")  # guests loaded in this actor
+    pool.run("mem-warm", "console.log(1)")  # both guests loaded in this actor
+    pool.run("mem-warm", "echo 1", "shell")
     base = ray.get(actor.ping.remote())["rss_bytes"]
     for i in range(sessions):
         sid = f"mem-{i}"
@@ -234,7 +235,7 @@ def main() -> None:
             rows.append((f"runs/s, {name}", spread(values, "runs/s")))
 
         idle, per = zip(*(actor_memory(pools["no-recover"], 100) for _ in range(args.repeat)))
-        rows.append(("actor RSS with its guests loaded, no sessions", spread(list(idle), "MB")))
+        rows.append(("actor RSS with both guests loaded, no sessions", spread(list(idle), "MB")))
         rows.append(("actor RSS per extra session that has run (100 sessions)", spread(list(per), "MB", "{:.2f}")))
 
         pool = pools["recover"]

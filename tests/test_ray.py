@@ -184,8 +184,8 @@ def test_200_sessions_5_runs_each_across_4_actors(pool: SandboxPool) -> None:
     counts = {slot: homes.count(slot) for slot in range(4)}
     assert all(20 <= n <= 80 for n in counts.values()), counts
     # Budgets are per session: each used its 5 notes, none more, none shared.
-    for sid in sessions[:: 25]:
-        assert pool.get_remaining_calls(sid, "cap:tool-call:mcp:note") == 0
+    assert {sid: pool.get_remaining_calls(sid, "cap:tool-call:mcp:note") for sid in sessions} == {sid: 0 for sid in sessions}
+    for sid in sessions[::25]:
         out = pool.run(sid, f"try {{ await note({{session: '{sid}', n: 6}}) }} catch (e) {{ console.log(e.message) }}")
         assert "Call limit exceeded" in out, out
     assert pool.stats.runs_retried == 0 and pool.stats.actors_replaced == 0
