@@ -64,6 +64,11 @@ def note(session: str, n: int) -> str:
     return f"{session}/{n}"
 
 
+def now_ms() -> float:
+    """The time, in ms since the epoch."""
+    return time.time() * 1000
+
+
 def worker_pid() -> int:
     """The process the tool runs in."""
     return os.getpid()
@@ -114,7 +119,7 @@ def pool(ray_local: Any) -> Any:
 
     with SandboxPool(
         size=4,
-        tools=[charge, note, worker_pid],
+        tools=[charge, note, worker_pid, now_ms],
         local_tools=[local_pid],
         max_calls={"note": 5, "charge": 50},
         health_check_interval=None,  # tests call check_health() themselves
@@ -473,6 +478,26 @@ def test_retried_run_that_asks_for_other_calls_stops_instead_of_repeating(pool: 
             future.result(timeout=120)
     assert info.value.index == 0 and info.value.recorded[0] == "mcp:charge"
     assert len(ledger(sid)) == 1
+    pool.close_session(sid)
+
+
+def test_retried_run_that_skips_a_recorded_call_is_reported(pool: SandboxPool) -> None:
+    sid = "skipper"
+    code = f"""
+        const t = await now_ms({{}});  // replayed on the retry: the old time
+        if (Date.now() - t < 1000) await local_pid({{tag: '{sid}'}});
+        await new Promise(r => setTimeout(r, 1500));
+        console.log('done');
+    """
+    with ThreadPoolExecutor(1) as ex:
+        future = ex.submit(pool.run, sid, code)
+        wait_for(lambda: pool.local_calls.count(sid) == 1, what="the caller-side call")  # type: ignore[attr-defined]
+        ray.kill(_session_actor(pool, sid), no_restart=True)
+        with pytest.raises(RunDivergedError, match="ended without asking for it") as info:
+            future.result(timeout=120)
+    assert info.value.index == 1 and info.value.asked is None
+    assert info.value.recorded == ("mcp:local_pid", {"tag": sid})
+    assert pool.local_calls.count(sid) == 1  # type: ignore[attr-defined]
     pool.close_session(sid)
 
 

@@ -146,6 +146,12 @@ class _Run:
                 # caller learns that it was stopped.
                 self._post(RunStopped(self.stopping))
                 return
+            if self.index < len(self.replay):
+                # A retried run that ended before asking for every recorded
+                # call went another way: its result is not the run's.
+                rec = self.replay[self.index]
+                self._post(RunDiverged(self.index, (rec.method, rec.params), None))
+                return
             snapshot = _snapshot(s.tool) if self.record else None
         self._post(outcome, snapshot)
 

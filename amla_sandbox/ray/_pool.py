@@ -84,9 +84,12 @@ class RunDivergedError(SandboxRuntimeError):
     """A run retried after its actor died asked for other tool calls than
     it had made, so its recorded answers could not be replayed and the run
     was stopped rather than repeat a call. `index` is the call's position in
-    the run, `recorded` and `asked` are (method, params)."""
+    the run, `recorded` and `asked` are (method, params); `asked` is None
+    when the retried run ended without asking for the recorded call."""
 
-    def __init__(self, message: str, index: int, recorded: tuple[str, Any], asked: tuple[str, Any]) -> None:
+    def __init__(
+        self, message: str, index: int, recorded: tuple[str, Any], asked: tuple[str, Any] | None
+    ) -> None:
         super().__init__(message)
         self.index = index
         self.recorded = recorded
@@ -562,11 +565,15 @@ class SandboxPool:
                     state.snapshot = snap_ref
             return event
         if isinstance(event, RunDiverged):
+            asked = (
+                f"asked {event.asked[0]} {event.asked[1]!r:.200}); it was stopped rather than repeat calls"
+                if event.asked is not None
+                else "the retried run ended without asking for it); its result is not the run's"
+            )
             raise RunDivergedError(
                 f"session {state.id!r}: the run was retried after its actor died, and tool call {event.index} "
                 f"differs from the one recorded (recorded {event.recorded[0]} {event.recorded[1]!r:.200}, "
-                f"asked {event.asked[0]} {event.asked[1]!r:.200}); it was stopped rather than repeat calls. "
-                "A script whose calls depend on the clock or random numbers can do this.",
+                f"{asked}. A script whose calls depend on the clock or random numbers can do this.",
                 event.index,
                 event.recorded,
                 event.asked,

@@ -72,11 +72,12 @@ class RunFinished:
 @dataclass
 class RunDiverged:
     """A retried run asked for another call than the one recorded at
-    `index`: its recorded answers cannot be replayed."""
+    `index` (`asked` None: it ended without asking for it): its recorded
+    answers cannot be replayed."""
 
     index: int
     recorded: tuple[str, Any]
-    asked: tuple[str, Any]
+    asked: tuple[str, Any] | None
 
 
 @dataclass
