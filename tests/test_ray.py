@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -273,6 +274,29 @@ def test_a_caller_that_gives_up_stops_its_run(pool: SandboxPool) -> None:
     assert pool.run("quitter", "cat /workspace/x", "shell") == "1"
     assert time.monotonic() - t0 < 20
     pool.close_session("quitter")
+
+
+def test_a_second_driver_uses_the_running_cluster_by_address(ray_local: Any, tmp_path: Path) -> None:
+    """The cluster path: another process joins this Ray instance with
+    ray.init(address=...) and runs a pool there with the same code."""
+    script = tmp_path / "driver.py"
+    script.write_text(
+        "import os, sys, ray\n"
+        "from amla_sandbox.ray import SandboxPool\n"
+        "def where() -> int:\n"
+        "    \"\"\"The worker's pid.\"\"\"\n"
+        "    return os.getpid()\n"
+        "ray.init(address=sys.argv[1], log_to_driver=False)\n"
+        "with SandboxPool(size=2, tools=[where], health_check_interval=None) as pool:\n"
+        "    pid = int(pool.run('a', 'console.log(await where({}))'))\n"
+        "    print('ok', pid != os.getpid(), pool.run('a', 'echo hi', 'shell').strip())\n"
+    )
+    address = ray.get_runtime_context().gcs_address
+    out = subprocess.run(
+        [sys.executable, str(script), address], capture_output=True, text=True, timeout=240, cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().endswith("ok True hi"), out.stdout
 
 
 # -- bad input -----------------------------------------------------------------------
