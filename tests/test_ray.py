@@ -75,6 +75,26 @@ def worker_pid() -> int:
     return os.getpid()
 
 
+class Fussy:
+    """A tool that a worker refuses to load once its flag file exists."""
+
+    __name__ = "fussy"
+
+    def __init__(self, flag: str) -> None:
+        self.flag = flag
+
+    def __call__(self, x: int) -> int:
+        return x
+
+    def __getstate__(self) -> dict[str, str]:
+        return {"flag": self.flag}
+
+    def __setstate__(self, state: dict[str, str]) -> None:
+        if os.path.exists(state["flag"]):
+            raise RuntimeError("fussy: the flag file is there")
+        self.flag = state["flag"]
+
+
 def ledger(session: str) -> list[str]:
     path = Path(os.environ["AMLA_TEST_LEDGER"]) / session
     return path.read_text().split() if path.exists() else []
@@ -399,6 +419,23 @@ def test_health_check_replaces_a_dead_actor_and_keeps_it_out(pool: SandboxPool) 
     assert {pool.where(f"h{i}") for i in range(8)} == {0, 1, 2, 3}
     for i in range(8):
         pool.close_session(f"h{i}")
+
+
+def test_a_slot_whose_actors_cannot_start_is_given_up(ray_local: Any, tmp_path: Path) -> None:
+    flag = tmp_path / "refuse"
+    with SandboxPool(size=2, tools=[Fussy(str(flag))], health_check_interval=None) as p:
+        flag.touch()  # from now on no new actor can load the tool
+        ray.kill(p.actors[1], no_restart=True)
+        for _ in range(20):
+            if not p.check_health():
+                break
+        # The killed actor and two replacements that died starting; then
+        # the slot is given up instead of replaced for ever.
+        assert p.stats.actors_replaced == 3
+        assert p.check_health() == []
+        for i in range(4):
+            assert p.run(f"f{i}", "console.log(await fussy({x: 5}))") == "5\n"
+            assert p.where(f"f{i}") == 0
 
 
 def test_actor_killed_mid_run_retries_without_repeating_tool_calls(pool: SandboxPool) -> None:

@@ -439,11 +439,11 @@ class SandboxPool:
             slot.answered = False
             if self._closed:
                 return
-            self._stats.actors_replaced += 1
             if slot.start_failures >= _MAX_START_FAILURES:
                 slot.disabled = f"its actor failed to start {slot.start_failures} times in a row (last: {why})"
                 log.error("amla_sandbox.ray: slot %d given up: %s", slot.index, slot.disabled)
                 return
+            self._stats.actors_replaced += 1
             log.warning("amla_sandbox.ray: replacing the actor of slot %d: %s", slot.index, why)
             slot.actor = self._new_actor()
             self._watch_start(slot, slot.actor)
