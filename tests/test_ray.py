@@ -426,6 +426,7 @@ def test_a_slot_whose_actors_cannot_start_is_given_up(ray_local: Any, tmp_path: 
     with SandboxPool(size=2, tools=[Fussy(str(flag))], health_check_interval=None) as p:
         flag.touch()  # from now on no new actor can load the tool
         ray.kill(p.actors[1], no_restart=True)
+        wait_for(lambda: p.check_health() == [1], what="the killed actor to be seen dead")
         for _ in range(20):
             if not p.check_health():
                 break
@@ -547,12 +548,13 @@ def test_retried_run_that_skips_a_recorded_call_is_reported(pool: SandboxPool) -
     code = f"""
         const t = await now_ms({{}});  // replayed on the retry: the old time
         if (Date.now() - t < 1000) await local_pid({{tag: '{sid}'}});
-        await new Promise(r => setTimeout(r, 1500));
+        await new Promise(r => setTimeout(r, 4000));
         console.log('done');
     """
     with ThreadPoolExecutor(1) as ex:
         future = ex.submit(pool.run, sid, code)
         wait_for(lambda: pool.local_calls.count(sid) == 1, what="the caller-side call")  # type: ignore[attr-defined]
+        time.sleep(1.5)  # so that the retry sees more than 1000 ms since t
         ray.kill(_session_actor(pool, sid), no_restart=True)
         with pytest.raises(RunDivergedError, match="ended without asking for it") as info:
             future.result(timeout=120)
