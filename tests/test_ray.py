@@ -357,6 +357,10 @@ def test_bad_arguments_are_refused_with_names(ray_local: Any) -> None:
         SandboxPool(size=0, tools=[note])
     with pytest.raises(TypeError, match="snapshot"):
         SandboxPool(size=1, snapshot=b"x")
+    with pytest.raises(TypeError, match="approval of tool calls is not supported in a SandboxPool yet"):
+        SandboxPool(size=1, tools=[note], require_approval=["note"])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'no_such_option'"):
+        SandboxPool(size=1, no_such_option=1)
     with pytest.raises(ValueError, match="in both tools and local_tools"):
         SandboxPool(size=1, tools=[note], local_tools=[note])
 

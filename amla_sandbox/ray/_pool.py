@@ -62,6 +62,11 @@ _HAS_SNAPSHOTS = callable(getattr(Sandbox, "snapshot", None))
 _REFUSED_ARGS = {
     "snapshot": "a snapshot belongs to one session: use pool.open_session(session_id, snapshot=data)",
     "mcp_servers": "MCP servers are not supported in a SandboxPool yet (each session would start its own)",
+    # Durable sessions' approval and journals (docs/durable.md) need the
+    # pool to carry a paused run's token and to expose journals: not yet.
+    "require_approval": "approval of tool calls is not supported in a SandboxPool yet",
+    "approval_handler": "approval of tool calls is not supported in a SandboxPool yet",
+    "record": "run journals are not exposed by a SandboxPool (it records tool answers itself to retry runs)",
 }
 
 
