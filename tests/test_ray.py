@@ -677,3 +677,15 @@ def test_close_with_runs_in_flight(ray_local: Any, tmp_path: Path) -> None:
         with pytest.raises(ray.exceptions.RayActorError):
             ray.get(actor.ping.remote(), timeout=30)
     p.close()  # idempotent
+
+
+def test_zz_a_pool_outliving_ray_closes_quietly(ray_local: Any) -> None:
+    """Last in the module: Ray shut down under an open pool."""
+    p = SandboxPool(size=1, health_check_interval=0.2)
+    assert p.run("a", "console.log(1)") == "1\n"
+    ray.shutdown()
+    time.sleep(0.5)  # the health thread sees Ray gone and ends
+    assert not ray.is_initialized()  # nothing started a new instance
+    p.close()
+    assert not ray.is_initialized()
+

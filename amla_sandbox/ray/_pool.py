@@ -238,6 +238,7 @@ class SandboxPool:
         self._health_timeout = float(health_check_timeout)
         self._local_map = {_tool_name(f): f for f in local}
         self._local_pipes = threading.local()
+        self._pipes: list[ToolPipeline] = []  # every thread's, closed with the pool
         self._async_pipe = self._pipeline()
         self._actor_options = dict(actor_options or {})
         self._lock = threading.RLock()
@@ -280,6 +281,8 @@ class SandboxPool:
         pipe: ToolPipeline | None = getattr(self._local_pipes, "pipe", None)
         if pipe is None:
             pipe = self._local_pipes.pipe = self._pipeline()
+            with self._lock:
+                self._pipes.append(pipe)
         return pipe
 
     def _new_actor(self) -> Any:
@@ -874,15 +877,21 @@ class SandboxPool:
             self._closed = True
             actors = [s.actor for s in self._slots]
         self._stop.set()
-        done = [a.shutdown.remote() for a in actors]
-        ray.wait(done, num_returns=len(done), timeout=15)
-        for a in actors:
-            try:
-                ray.kill(a, no_restart=True)
-            except Exception:
-                pass
+        if ray.is_initialized():  # else the actors ended with Ray
+            done = [a.shutdown.remote() for a in actors]
+            ray.wait(done, num_returns=len(done), timeout=15)
+            for a in actors:
+                try:
+                    ray.kill(a, no_restart=True)
+                except Exception:
+                    pass
         if self._health is not None and self._health is not threading.current_thread():
             self._health.join(timeout=5)
+        for pipe in [*self._pipes, self._async_pipe]:
+            try:
+                pipe.close()  # the event loop it drove async caller-side tools on
+            except Exception:
+                pass  # a loop still running a tool of a run that is ending
 
     def __enter__(self) -> SandboxPool:
         return self
@@ -894,8 +903,8 @@ class SandboxPool:
 def _health_loop(ref: weakref.ref[SandboxPool], stop: threading.Event, interval: float) -> None:
     while not stop.wait(interval):
         pool = ref()
-        if pool is None:
-            return
+        if pool is None or not ray.is_initialized():
+            return  # the pool is gone, or Ray was shut down under it
         try:
             pool.check_health()
         except Exception:
