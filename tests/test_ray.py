@@ -122,7 +122,12 @@ def ray_local(tmp_path_factory: pytest.TempPathFactory) -> Any:
         object_store_memory=300 * 1024 * 1024,
         # Workers import this module to load its tools (as a user's workers
         # import the user's package), and write the same ledger.
-        runtime_env={"env_vars": {"PYTHONPATH": str(HERE), "AMLA_TEST_LEDGER": str(ledger_dir)}},
+        runtime_env={
+            "env_vars": {
+                "PYTHONPATH": os.pathsep.join(p for p in (str(HERE), os.environ.get("PYTHONPATH", "")) if p),
+                "AMLA_TEST_LEDGER": str(ledger_dir),
+            }
+        },
     )
     yield ledger_dir
     ray.shutdown()
