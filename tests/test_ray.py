@@ -364,6 +364,8 @@ def test_bad_arguments_are_refused_with_names(ray_local: Any) -> None:
         SandboxPool(size=1, snapshot=b"x")
     with pytest.raises(TypeError, match="approval of tool calls is not supported in a SandboxPool yet"):
         SandboxPool(size=1, tools=[note], require_approval=["note"])
+    with pytest.raises(ValueError, match="actor_options may not set max_restarts"):
+        SandboxPool(size=1, actor_options={"max_restarts": 3})
     with pytest.raises(TypeError, match="unexpected keyword argument 'no_such_option'"):
         SandboxPool(size=1, no_such_option=1)
     with pytest.raises(ValueError, match="in both tools and local_tools"):

@@ -214,6 +214,14 @@ class SandboxPool:
         for key, why in _REFUSED_ARGS.items():
             if key in sandbox_args:
                 raise TypeError(f"SandboxPool does not take {key}=: {why}")
+        if actor_options is not None and not isinstance(actor_options, dict):
+            raise TypeError(f"actor_options must be a dict of Ray actor options, got {type(actor_options).__name__}")
+        for key in ("max_restarts", "max_task_retries"):
+            if key in (actor_options or {}):
+                raise ValueError(
+                    f"actor_options may not set {key}: the pool replaces a dead actor itself and restores its "
+                    "sessions (a restarted actor would come back empty)"
+                )
         funcs = _function_list(tools)
         local = _function_list(local_tools)
         names = [_tool_name(f) for f in funcs]
