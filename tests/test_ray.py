@@ -199,12 +199,16 @@ def test_200_sessions_5_runs_each_across_4_actors(pool: SandboxPool) -> None:
 
     def session_life(sid: str) -> list[str]:
         problems = []
+        homes = set()
         for step in range(1, 6):
             language, code, want = _session_script(sid, step)
             got = pool.run(sid, code, language).strip()
+            homes.add(pool.where(sid))
             # The note tool returns JSON text in the shell, a string in JS/Python.
             if got.replace('"', "") != want:
                 problems.append(f"{sid} run {step} ({language}): {got!r} != {want!r}")
+        if len(homes) != 1:
+            problems.append(f"{sid} moved between actors: {homes}")  # sessions stick
         return problems
 
     with ThreadPoolExecutor(max_workers=16) as ex:
