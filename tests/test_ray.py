@@ -563,7 +563,7 @@ def test_retried_run_that_skips_a_recorded_call_is_reported(pool: SandboxPool) -
     code = f"""
         const t = await now_ms({{}});  // replayed on the retry: the old time
         if (Date.now() - t < 1000) await local_pid({{tag: '{sid}'}});
-        await new Promise(r => setTimeout(r, 4000));
+        await new Promise(r => setTimeout(r, 2500));
         console.log('done');
     """
     with ThreadPoolExecutor(1) as ex:
