@@ -30,7 +30,10 @@ var spares = struct {
 	max     int
 	idle    time.Duration
 	janitor bool // the goroutine releasing idle spares is running
-}{max: DefaultMaxSpares, idle: DefaultSpareIdle}
+	// wake cuts the janitor's sleep short when the bounds change, so a
+	// shorter idle time applies at once rather than after the old one.
+	wake chan struct{}
+}{max: DefaultMaxSpares, idle: DefaultSpareIdle, wake: make(chan struct{}, 1)}
 
 // SetSpareBounds sets how many sandboxes of this process keep a spare
 // instance at most (0: none), and how long a spare is kept unused.
@@ -38,6 +41,10 @@ func SetSpareBounds(max int, idle time.Duration) {
 	spares.mu.Lock()
 	spares.max, spares.idle = max, idle
 	spares.mu.Unlock()
+	select {
+	case spares.wake <- struct{}{}:
+	default:
+	}
 	releaseSpares(trimSpares(time.Now()))
 }
 
@@ -127,7 +134,12 @@ func releaseIdleSpares() {
 			return
 		}
 		spares.mu.Unlock()
-		time.Sleep(max(idle/4, 10*time.Millisecond))
+		t := time.NewTimer(max(idle/4, 10*time.Millisecond))
+		select {
+		case <-t.C:
+		case <-spares.wake:
+			t.Stop()
+		}
 		releaseSpares(trimSpares(time.Now()))
 	}
 }
