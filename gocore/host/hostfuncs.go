@@ -83,7 +83,7 @@ func hostFuncs() []hostFunc {
 		{wire.FnToolTake, func(c *wasmtime.Caller, ptr int32) (trap *wasmtime.Trap) {
 			defer guard(wire.FnToolTake, &trap)
 			p := procOf(c)
-			trap = copyOut(c, ptr, p.taken)
+			trap = copyOut(c, ptr, p.taken...)
 			p.taken = nil
 			return trap
 		}},
@@ -168,12 +168,19 @@ func guestBytes(c *wasmtime.Caller, ptr, n int32) ([]byte, *wasmtime.Trap) {
 	return append([]byte(nil), view...), nil
 }
 
-func copyOut(c *wasmtime.Caller, ptr int32, data []byte) *wasmtime.Trap {
+// copyOut writes parts one after another into guest memory at ptr, or
+// traps if they do not all fit.
+func copyOut(c *wasmtime.Caller, ptr int32, parts ...[]byte) *wasmtime.Trap {
 	mem := memoryOf(c)
-	start := int64(uint32(ptr))
-	if start+int64(len(data)) > int64(len(mem)) {
+	start, size := int64(uint32(ptr)), int64(0)
+	for _, part := range parts {
+		size += int64(len(part))
+	}
+	if start+size > int64(len(mem)) {
 		return wasmtime.NewTrap("amla: guest buffer out of bounds")
 	}
-	copy(mem[start:], data)
+	for _, part := range parts {
+		start += int64(copy(mem[start:], part))
+	}
 	return nil
 }

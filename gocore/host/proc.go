@@ -35,7 +35,7 @@ type proc struct {
 	input   []byte
 	answers []wire.ToolAnswer // answers ready for this process
 	pending map[int64]bool    // its requests not yet answered
-	taken   []byte            // the answer tool_wait announced
+	taken   [][]byte          // the answer tool_wait announced, in parts
 	spawned []byte            // the SpawnResult spawn announced
 
 	// mem is the memory of the instance the process runs in (resolved
@@ -553,10 +553,10 @@ func (p *proc) wait(timeoutMS int64) (int32, error) {
 	p.answers = p.answers[1:]
 	r.mu.Unlock()
 	header, _ := json.Marshal(wire.AnswerHeader{ID: a.ID, OK: a.OK, Code: a.Code, Error: a.Error})
-	data := make([]byte, 0, len(header)+1+len(a.Result))
-	data = append(append(append(data, header...), '\n'), a.Result...)
-	p.taken = data
-	return int32(len(data)), nil
+	// The frame is header, newline, result; its parts go to the guest
+	// separately, so a large result is not copied into a frame first.
+	p.taken = [][]byte{append(header, '\n'), a.Result}
+	return int32(len(header) + 1 + len(a.Result)), nil
 }
 
 // sleep is the sleep host function: it waits d, or until the run is

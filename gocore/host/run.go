@@ -299,10 +299,14 @@ func (r *Run) Resume(id int64, result string) error {
 	if int64(len(result)) > max {
 		return r.ResumeError(id, wire.CodeInternal, fmt.Sprintf("Tool result too large: %d bytes (max %d)", len(result), max))
 	}
-	if !json.Valid([]byte(result)) {
+	// The result is only ever read (validated here, copied into the guest's
+	// memory by tool_take), so it is used in place: a result may be as
+	// large as the limit, and each copy would hold it once more.
+	raw := json.RawMessage(unsafe.Slice(unsafe.StringData(result), len(result)))
+	if !json.Valid(raw) {
 		return r.ResumeError(id, wire.CodeInternal, "Tool result not JSON-serializable: the handler's result is not valid JSON text")
 	}
-	return r.settle(id, wire.ToolAnswer{ID: id, OK: true, Result: json.RawMessage(result)})
+	return r.settle(id, wire.ToolAnswer{ID: id, OK: true, Result: raw})
 }
 
 // ResumeError answers request id with an error the script sees.
