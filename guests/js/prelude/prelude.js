@@ -586,7 +586,7 @@
 
   function jsName(name) { return String(name).replace(/[./:-]/g, '_'); }
 
-  const YIELDING_GLOBALS = new SetCtor(['fetch', 'require', 'process', 'Buffer', 'crypto', 'performance', 'global']);
+  const YIELDING_GLOBALS = new SetCtor(['fetch', 'require', 'process', 'Buffer', 'crypto', 'performance', 'global', 'tools']);
   const toolsByJS = new MapCtor();
   const toolsByName = new MapCtor();
   const toolGlobals = [];

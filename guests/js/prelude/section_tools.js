@@ -26,8 +26,12 @@
         const member = info.name.slice(dot + 1);
         const method = info.id;
         const stub = named(jsName(member), function (params) { return callMethod(method, params); });
+        // Defined, not assigned: a member named __proto__ must be a member,
+        // not the namespace's prototype.
         for (const key of [member, jsName(member)]) {
-          if (!Object.prototype.hasOwnProperty.call(obj, key)) obj[key] = stub;
+          if (!Object.prototype.hasOwnProperty.call(obj, key)) {
+            ObjectDefineProperty(obj, key, { value: stub, writable: true, configurable: true, enumerable: true });
+          }
         }
         info.call = ns + (jsName(member) === member ? '.' + member : '[' + JSONStringify(member) + ']');
       }
@@ -60,8 +64,19 @@
       }
       return s;
     }
+    // nameText is a tool name as text for lookups and messages; a value
+    // that has none (a Symbol, an object whose toString throws) is null.
+    function nameText(name) {
+      try { return String(name); } catch (e) { return null; }
+    }
+    function unknown(name) {
+      const n = nameText(name);
+      const shown = n === null ? 'a ' + typeof name + ' (tool names are strings)' : n;
+      return PromiseReject(new ErrorCtor('Unknown tool: ' + shown + ' (tools.search() finds tools)'));
+    }
     function lookup(name) {
-      const n = String(name);
+      const n = nameText(name);
+      if (n === null) return undefined;
       for (const info of toolsByName.values()) {
         if (info.name === n || info.id === n || info.call === n) return info;
       }
@@ -71,7 +86,9 @@
     const tools = {
       // search(query, {limit}) → [{name, description, call}], best first.
       search: named('search', function (query, options) {
-        const words = String(query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+        const text = nameText(query ?? '');
+        if (text === null) return PromiseReject(new ErrorCtor('tools.search takes words as a string'));
+        const words = text.toLowerCase().split(/\s+/).filter(Boolean);
         let limit = 20;
         if (options && typeof options.limit === 'number' && options.limit > 0) limit = options.limit;
         const hits = [];
@@ -85,7 +102,7 @@
       // describe(name) → {name, method, description, parameters, call}.
       describe: named('describe', function (name) {
         const info = lookup(name);
-        if (!info) return PromiseReject(new ErrorCtor('Unknown tool: ' + name + ' (tools.search() finds tools)'));
+        if (!info) return unknown(name);
         return PromiseResolve({
           name: info.name, method: info.id, description: info.description,
           parameters: info.parameters, call: info.call || info.name,
@@ -96,7 +113,7 @@
       // call(name, params): the same as the tool's function.
       call: named('call', function (name, params) {
         const info = lookup(name);
-        if (!info) return PromiseReject(new ErrorCtor('Unknown tool: ' + name + ' (tools.search() finds tools)'));
+        if (!info) return unknown(name);
         return callMethod(info.id, params);
       }),
     };
