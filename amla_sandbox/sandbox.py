@@ -152,9 +152,8 @@ class Sandbox:
         stdin: str | bytes | None = None,
     ) -> str:
         """Run JavaScript; return its stdout. With `stdin`, stdin is the script."""
-        return self._rt()._run_sync(
-            code, "javascript", self._pipeline.call_sync, on_output, stdin, self._handle_many()
-        ).stdout
+        rt = self._rt()
+        return rt._run_sync(code, "javascript", self._pipeline.call_sync, on_output, stdin, self._starter()).stdout
 
     async def execute_async(
         self,
@@ -169,12 +168,12 @@ class Sandbox:
 
     def shell(self, command: str, stdin: str | bytes | None = None) -> str:
         """Run a shell command line; return its stdout (a non-zero exit does not raise)."""
-        return self._rt()._run_sync(command, "shell", self._pipeline.call_sync, None, stdin, self._handle_many()).stdout
+        return self._rt()._run_sync(command, "shell", self._pipeline.call_sync, None, stdin, self._starter()).stdout
 
-    def _handle_many(self) -> Any:
-        # With MCP servers mounted, calls a script issues together are
-        # answered as a batch so they run concurrently (docs/mcp.md).
-        return self._pipeline.call_sync_many if self._mcp is not None else None
+    def _starter(self) -> ToolPipeline | None:
+        # A handler that starts calls elsewhere (mounted MCP servers) has
+        # each call started as the script makes it (docs/mcp.md).
+        return self._pipeline if hasattr(self.tool_handler, "start_call") else None
 
     async def shell_async(self, command: str, stdin: str | bytes | None = None) -> str:
         """`shell()` for async tool handlers: the `tool` applet awaits them."""

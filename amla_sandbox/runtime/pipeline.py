@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import asyncio
+    import concurrent.futures
 
 __all__ = ["Answer", "ToolPipeline", "ToolRequest", "encode_result", "safe_text"]
 
@@ -155,34 +156,31 @@ class ToolPipeline:
             return self._failure(req, _describe(e))
         return self._encoded(req, value)
 
-    def call_sync_many(self, reqs: list[ToolRequest]) -> list[Answer]:
-        """Answers for requests the script issued together, in order. A
-        handler with a `start_call(name, params)` method (mounted MCP
-        servers) has each of its calls started before any is waited for,
-        so they run concurrently; every other call runs in turn, here."""
+    def start(self, req: ToolRequest) -> concurrent.futures.Future[Any] | None:
+        """Start `req` if the handler runs calls elsewhere (it has a
+        `start_call(name, params)` returning a future, as the handler of
+        mounted MCP servers does): its future, to answer with `finish` once
+        done. None when the handler does not start this call: answer it
+        with `call_sync`."""
         start = getattr(self.handler, "start_call", None)
-        started: dict[int, Any] = {}
-        if start is not None and len(reqs) > 1:
-            for i, req in enumerate(reqs):
-                try:
-                    future = start(self._name(req.method), req.params)
-                except Exception:
-                    future = None  # answered by call_sync below, which reports the error
-                if future is not None:
-                    started[i] = future
-        answers = []
-        for i, req in enumerate(reqs):
-            future = started.get(i)
-            if future is None:
-                answers.append(self.call_sync(req))
-                continue
-            try:
-                value = future.result()
-            except Exception as e:
-                answers.append(self._failure(req, _describe(e)))
-                continue
-            answers.append(self._encoded(req, value))
-        return answers
+        if start is None:
+            return None
+        try:
+            return start(self._name(req.method), req.params)  # type: ignore[no-any-return]
+        except Exception as e:
+            import concurrent.futures
+
+            failed: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            failed.set_exception(e)
+            return failed
+
+    def finish(self, req: ToolRequest, future: concurrent.futures.Future[Any]) -> Answer:
+        """The answer to a call `start` started, once its future is done."""
+        try:
+            value = future.result()
+        except Exception as e:
+            return self._failure(req, _describe(e))
+        return self._encoded(req, value)
 
     async def call_async(self, req: ToolRequest) -> Answer:
         if self.handler is None:

@@ -28,6 +28,8 @@ from .cache import resolve_wasm as _resolve_wasm
 from .pipeline import CODE_CANCELLED, CODE_INTERNAL, CODE_INVALID, Answer, ToolPipeline, ToolRequest, encode_result, safe_text
 
 if TYPE_CHECKING:
+    import concurrent.futures
+
     from .. import _core
     from ..capabilities import ToolCallCap
 else:
@@ -185,6 +187,7 @@ class RunResult:
 
 
 _STEP_MS = 100  # how long one step may wait in Go before Python looks again
+_STARTED_WAIT = 0.02  # seconds a sync run waits for started calls before it steps again
 _ABANDONED = "run abandoned: the host stopped answering tool calls"
 
 
@@ -661,11 +664,12 @@ class Runtime:
         handle: Callable[[ToolRequest], Answer],
         on_output: Callable[[str], None] | None,
         stdin: str | bytes | None,
-        handle_many: Callable[[list[ToolRequest]], list[Answer]] | None = None,
+        starter: ToolPipeline | None = None,
     ) -> RunResult:
-        """Run to the end, answering requests with `handle`; or, with
-        `handle_many`, requests the script issued together (Promise.all) in
-        one batch, so a handler may run them concurrently."""
+        """Run to the end, answering requests with `handle`. With `starter`,
+        a request it starts (a call its handler runs elsewhere, such as on
+        an MCP server) runs while the run goes on and is answered when done,
+        so calls a script issues together (Promise.all) run concurrently."""
         self._check_not_reentrant()
         self._lock.acquire()
         self._lock_owner = threading.get_ident()
@@ -673,23 +677,37 @@ class Runtime:
             self.start(code, language, stdin=stdin, on_output=on_output)
             run = self._run
             assert run is not None
+            started: dict[concurrent.futures.Future[Any], ToolRequest] = {}
             try:
-                batch: list[ToolRequest] = []
                 while run.running:
                     ev = self._step(run, take=True)
                     if ev["kind"] == "request":
-                        if handle_many is None:
-                            self._answer(run, int(ev["id"]), handle(self._request(ev)))
+                        req = self._request(ev)
+                        future = starter.start(req) if starter is not None else None
+                        if future is None:
+                            self._answer(run, req.id, handle(req))
                         else:
-                            batch.append(self._request(ev))
-                        continue
-                    if batch:
-                        for req, answer in zip(batch, handle_many(batch)):
+                            started[future] = req
+                    elif started:
+                        # Answer the calls that are done; while the script waits,
+                        # block for the first one for a moment (the script may also
+                        # wait on a timer, and make new requests when it fires).
+                        import concurrent.futures
+
+                        wait = _STARTED_WAIT if ev["kind"] == "waiting" else 0
+                        done = list(concurrent.futures.wait(started, wait, concurrent.futures.FIRST_COMPLETED)[0])
+                        while done:
+                            future = done.pop()
+                            req = started.pop(future)
+                            answer = starter.finish(req, future)  # type: ignore[union-attr]
+                            del future  # it holds the result: one copy fewer while Go takes the answer
                             self._answer(run, req.id, answer)
-                        batch = []
             except BaseException:
                 self._abandon(run)
                 raise
+            finally:
+                for future in started:  # calls the script never waited for
+                    future.cancel()
             return self._outcome(run)
         finally:
             self._release_lock()

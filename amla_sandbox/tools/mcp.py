@@ -13,9 +13,12 @@ thread running an asyncio event loop, where the client sessions live (an
 MCP session is bound to the loop it was opened on). The handler hands each
 call to that loop. Called from a running event loop (`execute_async`,
 `run_async`, our MCP server) it returns an awaitable, so calls a script
-issues together run concurrently; called from synchronous code
-(`execute`/`run`) it waits for the answer, and `start_call` lets the
-synchronous run loop start a batch of calls before waiting for any.
+issues together run concurrently; called from synchronous code it waits for
+the answer. Its `start_call` is what the synchronous run loop
+(`execute`/`run`) uses: it starts each call the moment the script makes it
+and answers it when it is done, so calls a script issues together run
+concurrently there too, and no call waits for the run loop to look for
+others.
 
 The `mcp` package is imported only here, and only when a server is mounted.
 """
@@ -48,6 +51,15 @@ DEFAULT_CONNECT_TIMEOUT = 30.0
 # Room for the JSON-RPC envelope around a result of max_result_size bytes.
 _ENVELOPE_ROOM = 64 * 1024
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# tools/list: at most this many pages (a server whose pages never end).
+_MAX_PAGES = 1000
+# After a call timed out: how long a ping may take for the server to count as alive.
+_PING_TIMEOUT = 5.0
+# close(): how long the servers get to stop before the loop is stopped anyway.
+_CLOSE_TIMEOUT = 15.0
+# Longer tool names are refused (the MCP spec asks for at most 128 characters).
+_MAX_TOOL_NAME = 1024
+_LEADING_SPACE = re.compile(rb"[ \t\r\n]*")
 _STDIO_KEYS = {"command", "args", "env", "cwd", "timeout", "type", "transport"}
 _HTTP_KEYS = {"url", "headers", "timeout", "type", "transport"}
 
@@ -172,27 +184,110 @@ def _method(server: str, tool: str) -> str:
 
 
 class _LoopThread:
-    """An asyncio event loop on a daemon thread of its own."""
+    """An asyncio event loop on a daemon thread of its own.
 
-    def __init__(self, name: str) -> None:
+    Every future `submit` hands out is settled: by its coroutine, or, if
+    the loop stops first, with `closed_message`. So a caller blocked on a
+    call never outlives the loop. The thread closes its own loop when it
+    stops (after cancelling what is left), so `stop` works from any
+    thread, the loop's own included (a finalizer may run there)."""
+
+    def __init__(self, name: str, closed_message: str) -> None:
         self.loop = asyncio.new_event_loop()
+        self.closed_message = closed_message
+        self._lock = threading.Lock()
+        self._stopping = False
+        self._futures: set[concurrent.futures.Future[Any]] = set()
         self._thread = threading.Thread(target=self._main, name=name, daemon=True)
         self._thread.start()
 
     def _main(self) -> None:
         asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
+        try:
+            self.loop.run_forever()
+        finally:
+            with self._lock:
+                self._stopping = True
+            self._fail_pending()
+            with contextlib.suppress(Exception):
+                tasks = asyncio.all_tasks(self.loop)
+                for task in tasks:
+                    task.cancel()
+                if tasks:
+                    # Cancelled connections stop their servers (bounded waits).
+                    self.loop.run_until_complete(asyncio.wait(tasks, timeout=15))
+                self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+                self.loop.run_until_complete(self.loop.shutdown_default_executor())
+            self.loop.close()
+
+    def in_loop_thread(self) -> bool:
+        return threading.current_thread() is self._thread
 
     def submit(self, coro: Any) -> concurrent.futures.Future[Any]:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+        """Run `coro` on the loop; its future may be cancelled from any
+        thread (the coroutine is cancelled too)."""
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        with self._lock:
+            if self._stopping:
+                coro.close()
+                raise RuntimeError(self.closed_message)
+            self._futures.add(future)
 
-    def stop(self) -> None:
-        if self.loop.is_closed():
-            return
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=10)
-        if not self._thread.is_alive():
-            self.loop.close()
+        def settle(task: asyncio.Task[Any]) -> None:
+            with self._lock:
+                self._futures.discard(future)
+                if future.done():
+                    return
+                if task.cancelled():
+                    future.set_exception(RuntimeError(self.closed_message))
+                elif task.exception() is not None:
+                    future.set_exception(task.exception())  # type: ignore[arg-type]
+                else:
+                    future.set_result(task.result())
+
+        def start() -> None:
+            if future.done():  # cancelled, or failed by stop(), before it began
+                coro.close()
+                return
+            task = self.loop.create_task(coro)
+            task.add_done_callback(settle)
+
+            def cancel_task(f: concurrent.futures.Future[Any]) -> None:
+                if f.cancelled() and not self.loop.is_closed():
+                    with contextlib.suppress(RuntimeError):
+                        self.loop.call_soon_threadsafe(task.cancel)
+
+            future.add_done_callback(cancel_task)
+
+        try:
+            self.loop.call_soon_threadsafe(start)
+        except RuntimeError:  # the loop closed meanwhile
+            coro.close()
+            self._fail(future)
+        return future
+
+    def _fail(self, future: concurrent.futures.Future[Any]) -> None:
+        with self._lock:
+            self._futures.discard(future)
+            if not future.done():
+                future.set_exception(RuntimeError(self.closed_message))
+
+    def _fail_pending(self) -> None:
+        with self._lock:
+            pending, self._futures = list(self._futures), set()
+        for future in pending:
+            self._fail(future)
+
+    def stop(self, join_timeout: float = 30.0) -> None:
+        """Stop the loop (idempotent): refuse new work, fail what waits,
+        and, unless called on the loop's own thread, wait for the thread."""
+        with self._lock:
+            self._stopping = True
+        self._fail_pending()
+        with contextlib.suppress(RuntimeError):  # closed already
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        if not self.in_loop_thread():
+            self._thread.join(join_timeout)
 
 
 # ---------------------------------------------------------------------------
@@ -243,15 +338,17 @@ async def _stdio_transport(spec: MCPServerSpec, max_message: int, faults: _Fault
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, write_reader = anyio.create_memory_object_stream[Any](0)
 
-    async def handle(line: bytes) -> bool:
-        stripped = line.strip()
-        if not stripped:
+    async def handle(line: bytearray) -> bool:
+        # The line is parsed where it lies: stripping or slicing it would copy
+        # a message that may be as large as the sandbox's result limit.
+        start = _LEADING_SPACE.match(line).end()  # type: ignore[union-attr]
+        if start == len(line):
             return True
-        if stripped[:1] not in (b"{", b"["):
-            logger.debug("MCP server %r printed a non-JSON line: %s", spec.name, _preview(stripped))
+        if line[start] not in b"{[":
+            logger.debug("MCP server %r printed a non-JSON line: %s", spec.name, _preview(bytes(line[start : start + 120])))
             return True
         try:
-            message = mcp_types.jsonrpc_message_adapter.validate_json(stripped, by_name=False)
+            message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except ValueError as e:
             detail = str(e).splitlines()
             why = detail[1].strip() if len(detail) > 1 else (detail[0] if detail else type(e).__name__)
@@ -260,33 +357,36 @@ async def _stdio_transport(spec: MCPServerSpec, max_message: int, faults: _Fault
         await read_writer.send(SessionMessage(message))
         return True
 
+    too_long = (
+        f"sent a message of more than {max_message} bytes "
+        "(the sandbox's max_tool_result_size plus room for the envelope)"
+    )
+
     async def reader() -> None:
         assert process.stdout is not None
-        parts: list[bytes] = []
-        size = 0
+        # One growing buffer per line (no list of pieces joined into a second
+        # copy), dropped as soon as the line is handled; chunks are scanned by
+        # offset, so many short lines in one chunk cost one pass over it.
+        line = bytearray()
         try:
             async for chunk in process.stdout:
-                while chunk:
-                    nl = chunk.find(b"\n")
-                    if nl < 0:
-                        parts.append(chunk)
-                        size += len(chunk)
-                        chunk = b""
-                    else:
-                        parts.append(chunk[:nl])
-                        size += nl
-                        chunk = chunk[nl + 1 :]
-                        if size > max_message:
-                            break
-                        line, parts, size = b"".join(parts), [], 0
-                        if not await handle(line):
-                            return
-                    if size > max_message:
-                        faults.note(
-                            f"sent a message of more than {max_message} bytes "
-                            "(the sandbox's max_tool_result_size plus room for the envelope)"
-                        )
+                view = memoryview(chunk)
+                at = 0
+                while at < len(chunk):
+                    nl = chunk.find(b"\n", at)
+                    end = len(chunk) if nl < 0 else nl
+                    if len(line) + (end - at) > max_message:
+                        faults.note(too_long)
                         return
+                    line += view[at:end]
+                    if nl < 0:
+                        break
+                    at = nl + 1
+                    ok = await handle(line)
+                    line = bytearray()
+                    if not ok:
+                        return
+                del view
             with anyio.move_on_after(0.5):
                 await process.wait()
             faults.note(f"exited (status {process.returncode})" if process.returncode is not None else "closed its output")
@@ -423,10 +523,16 @@ def _text_of(content: Any) -> str:
     return "\n".join(t for t in texts if isinstance(t, str))
 
 
-def _error_detail(exc: BaseException) -> str:
-    """The message of an exception, or of the first one in an exception group."""
+def _innermost(exc: BaseException) -> BaseException:
+    """An exception, or the first one in an exception group (nested)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def _error_detail(exc: BaseException) -> str:
+    """The message of an exception, or of the first one in an exception group."""
+    exc = _innermost(exc)
     text = str(exc) or type(exc).__name__
     return _preview(text, 300)
 
@@ -448,11 +554,12 @@ class _Connection:
         self._faults = _Faults()
         self._lock: asyncio.Lock | None = None
         self._generation = 0
+        self._closed = False
         self.restarts = -1
 
     async def _run(self, ready: asyncio.Future[Any], stop: asyncio.Event, faults: _Faults) -> None:
         from mcp import ClientSession
-        from mcp_types import Implementation, PaginatedRequestParams
+        from mcp_types import Implementation
 
         transport = _http_transport if self.spec.url is not None else _stdio_transport
         try:
@@ -461,16 +568,7 @@ class _Connection:
                     read, write, client_info=Implementation(name="amla-sandbox", version="1")
                 ) as session:
                     await session.initialize()
-                    tools: list[Any] = []
-                    cursor = None
-                    for _ in range(1000):  # a server whose pages never end cannot hang us
-                        page = await session.list_tools(
-                            params=PaginatedRequestParams(cursor=cursor) if cursor else None
-                        )
-                        tools.extend(page.tools)
-                        cursor = page.next_cursor
-                        if not cursor:
-                            break
+                    tools = await self._list_tools(session)
                     self._session = session
                     if not ready.done():
                         ready.set_result(tools)
@@ -483,16 +581,47 @@ class _Connection:
         finally:
             self._session = None
 
+    async def _list_tools(self, session: Any) -> list[Any]:
+        """Every page of tools/list, within bounds: at most _MAX_PAGES pages,
+        and tool definitions of at most max_message bytes in all (a server
+        whose list never ends, or is huge, cannot exhaust memory)."""
+        from mcp_types import PaginatedRequestParams
+
+        tools: list[Any] = []
+        size = 0
+        cursor = None
+        for _ in range(_MAX_PAGES):
+            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+            for t in page.tools:
+                size += len(t.model_dump_json(by_alias=True, exclude_none=True))
+            if size > self.max_message:
+                raise MCPError(
+                    f"MCP server '{self.spec.name}' lists tools whose definitions take more than "
+                    f"{self.max_message} bytes (the sandbox's max_tool_result_size plus room for the envelope)"
+                )
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+        raise MCPError(f"MCP server '{self.spec.name}' lists tools in more than {_MAX_PAGES} pages")
+
     async def _open(self) -> Any:
+        session = self._session
+        if session is not None:  # the common case: no lock to take
+            return session
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
+            if self._closed:
+                raise MCPError(f"MCP server '{self.spec.name}': the MCP servers were closed")
             if self._session is not None:
                 return self._session
             await self._close()
             self._faults = _Faults()
             stop = asyncio.Event()
             ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            # Read by the wait below, unless close() cancelled that first.
+            ready.add_done_callback(lambda f: f.cancelled() or f.exception())
             self._stop = stop
             self._runner = asyncio.create_task(self._run(ready, stop, self._faults))
             try:
@@ -503,31 +632,44 @@ class _Connection:
                     f"MCP server '{self.spec.name}' ({self.spec.describe()}) did not finish starting "
                     f"within {self.connect_timeout:g} s"
                 ) from None
-            except MCPError:
-                await self._close()
-                raise
             except Exception as e:
+                ours = _innermost(e)  # anyio's task groups wrap what they raise
                 why = self._faults.reason or _error_detail(e)
                 await self._close()
+                if self._closed:
+                    raise MCPError(f"MCP server '{self.spec.name}': the MCP servers were closed") from None
+                if isinstance(ours, MCPError):
+                    raise ours from None
                 raise MCPError(
                     f"MCP server '{self.spec.name}' ({self.spec.describe()}) could not be started: {why}"
                 ) from None
+            if self._closed or self._session is None:  # closed while it started
+                await self._close()
+                raise MCPError(f"MCP server '{self.spec.name}': the MCP servers were closed")
             self.tools = tools
             self._generation += 1
             self.restarts += 1
             return self._session
 
     async def _close(self) -> None:
+        """End the connection: a running one is asked to stop (its server
+        gets its input closed, then signals), one still starting is cancelled."""
         runner, stop = self._runner, self._stop
+        starting = self._session is None
         self._runner = self._stop = None
         self._session = None
         if stop is not None:
             stop.set()
         if runner is not None:
+            if starting:
+                runner.cancel()
             try:
                 await asyncio.wait_for(runner, 10)
             except (asyncio.TimeoutError, asyncio.CancelledError):
                 runner.cancel()
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise  # the caller was cancelled, not (only) the runner
             except Exception:
                 pass
 
@@ -540,16 +682,20 @@ class _Connection:
         await self._open()
         return self.tools
 
+    async def _answers_ping(self, session: Any) -> bool:
+        """Whether the server still answers at all (after a call timed out)."""
+        try:
+            async with asyncio.timeout(min(self.call_timeout, _PING_TIMEOUT)):
+                await session.send_ping()
+            return True
+        except Exception:
+            return False
+
     async def call(self, tool: str, arguments: Any) -> Any:
         from mcp.shared.exceptions import MCPError as SDKError
         from mcp_types import CONNECTION_CLOSED
 
         who = f"MCP server '{self.spec.name}'"
-        try:
-            session = await self._open()
-        except MCPError as e:
-            raise _CallFailed(f"{e} (calling {tool})") from None
-        generation = self._generation
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, dict):
@@ -558,17 +704,35 @@ class _Connection:
                 f"got {type(arguments).__name__}"
             )
         try:
-            result = await asyncio.wait_for(session.call_tool(tool, arguments), self.call_timeout)
-        except asyncio.TimeoutError:
+            session = await self._open()
+        except MCPError as e:
+            raise _CallFailed(f"{e} (calling {tool})") from None
+        generation = self._generation
+        try:
+            # The whole call, the write of its request included (a server that
+            # stops reading its input blocks the write), is bounded.
+            async with asyncio.timeout(self.call_timeout):
+                result = await session.call_tool(tool, arguments)
+        except TimeoutError:
+            # The SDK has told the server the call is cancelled. A server that
+            # still answers a ping keeps running (it may hold state: a browser,
+            # a login); one that does not is hung, and is stopped.
+            if await self._answers_ping(session):
+                raise _CallFailed(
+                    f"{who} did not answer {tool} within {self.call_timeout:g} s; the call was cancelled "
+                    "(the server still answers, so it keeps running)"
+                ) from None
             await self._drop(generation)
             raise _CallFailed(
-                f"{who} did not answer {tool} within {self.call_timeout:g} s; the server was stopped "
-                "and will be started again on the next call"
+                f"{who} did not answer {tool} within {self.call_timeout:g} s, nor a ping after it; the server "
+                "was stopped and will be started again on the next call"
             ) from None
         except SDKError as e:
             if e.error.code == CONNECTION_CLOSED:
                 why = self._faults.reason or "closed the connection"
                 await self._drop(generation)
+                if self._closed:
+                    raise _CallFailed(f"{who}: the MCP servers were closed while calling {tool}") from None
                 raise _CallFailed(
                     f"{who} {why} while calling {tool}; it will be started again on the next call"
                 ) from None
@@ -583,11 +747,10 @@ class _Connection:
         return _convert(self.spec.name, tool, result)
 
     async def close(self) -> None:
-        if self._lock is None:
-            await self._close()
-            return
-        async with self._lock:
-            await self._close()
+        """Stop for good. Does not wait for a start in progress: that is
+        cancelled, and the call waiting on it fails at once."""
+        self._closed = True
+        await self._close()
 
 
 def _convert(server: str, tool: str, result: Any) -> Any:
@@ -635,8 +798,7 @@ class MCPTools:
         self._connections = {
             s.name: _Connection(s, self.max_message, float(timeout), float(connect_timeout)) for s in specs
         }
-        self._loop: _LoopThread | None = _LoopThread("amla-mcp")
-        self._closed = False
+        self._loop: _LoopThread | None = _LoopThread("amla-mcp", "the MCP servers were closed")
         self.definitions: list[MCPToolDefinition] = []
         self._by_method: dict[str, tuple[_Connection, str]] = {}
         self._by_name: dict[str, MCPToolDefinition] = {}
@@ -648,8 +810,11 @@ class MCPTools:
         for server, tools in listed:
             conn = self._connections[server]
             for t in tools:
-                if not isinstance(t.name, str) or not t.name or any(ord(c) < 32 for c in t.name):
-                    logger.warning("MCP server %r lists a tool with an unusable name %r; skipped", server, t.name)
+                why = _unusable_name(t.name)
+                if why is None and f"{server}.{t.name}" in self._by_name:
+                    why = "another tool of the server has the same name (the first one is kept)"
+                if why is not None:
+                    logger.warning("MCP server %r lists a tool named %.200r, which is skipped: %s", server, t.name, why)
                     continue
                 d = MCPToolDefinition(
                     name=f"{server}.{t.name}",
@@ -715,34 +880,16 @@ class MCPTools:
 
     # -- calls ------------------------------------------------------------
 
-    async def _call(self, conn: _Connection, tool: str, params: Any) -> Any:
-        try:
-            return await conn.call(tool, params)
-        except _CallFailed as e:
-            raise RuntimeError(str(e)) from None
-
     def start_call(self, name: str, params: Any) -> concurrent.futures.Future[Any] | None:
-        """Start a call on the background loop; None if `name` is not ours."""
-        target = self._target(name)
-        if target is None or self._loop is None:
-            return None
-        return self._loop.submit(self._call(target[0], target[1], params))
-
-    def handler(self, name: str, params: Any) -> Any:
-        """The sandbox's tool handler for these tools: `name` is the method
-        with or without its `mcp:` prefix. From a running event loop it
-        returns an awaitable; otherwise it waits for the result."""
+        """Start a call on the background loop and return its future (which
+        may be cancelled); None if `name` is not one of these tools."""
         target = self._target(name)
         if target is None:
-            raise ValueError(f"Unknown tool: {name!r} (not a tool of the mounted MCP servers)")
-        if self._loop is None:
+            return None
+        loop = self._loop
+        if loop is None:
             raise RuntimeError("the MCP servers were closed")
-        future = self._loop.submit(self._call(target[0], target[1], params))
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return future.result()
-        return asyncio.wrap_future(future)
+        return loop.submit(_call(target[0], target[1], params))
 
     # -- capabilities and prompt text --------------------------------------
 
@@ -803,20 +950,12 @@ class MCPTools:
 
     def close(self) -> None:
         """Stop the servers this object started and its background loop
-        (idempotent). Later calls fail with a clear error."""
+        (idempotent). Calls in progress and later calls fail with a clear
+        error; a server still starting is not waited for."""
         loop, self._loop = self._loop, None
         if loop is None:
             return
-        try:
-            fut = loop.submit(self._close_all())
-            fut.result(15)
-        except Exception:  # a server that will not stop must not block close()
-            logger.warning("MCP servers did not stop cleanly", exc_info=True)
-        finally:
-            loop.stop()
-
-    async def _close_all(self) -> None:
-        await asyncio.gather(*(c.close() for c in self._connections.values()), return_exceptions=True)
+        _shut_down(loop, list(self._connections.values()))
 
     def __enter__(self) -> MCPTools:
         return self
@@ -824,9 +963,10 @@ class MCPTools:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def __del__(self) -> None:  # pragma: no cover - a safety net, close() is the API
-        # Not at interpreter exit: the loop's daemon thread is frozen then,
-        # and the servers' pipes close with the process anyway.
+    def __del__(self) -> None:
+        # A safety net for an MCPTools (or the Sandbox owning it) dropped
+        # without close(). Not at interpreter exit: the loop's daemon thread
+        # is frozen then, and the servers' pipes close with the process.
         with contextlib.suppress(Exception):
             if getattr(self, "_loop", None) is not None and not sys.is_finalizing():
                 self.close()
@@ -834,6 +974,83 @@ class MCPTools:
     def __iter__(self) -> Iterator[Any]:
         """`handler, definitions = from_mcp(...)` unpacks too."""
         return iter((self.handler, self.definitions))
+
+    @property
+    def handler(self) -> MCPHandler:
+        """The tool handler for these tools (it keeps this object alive)."""
+        return MCPHandler(self)
+
+
+class MCPHandler:
+    """The tool handler of an `MCPTools`: `handler(name, params)`, where
+    `name` is the method with or without its `mcp:` prefix. From a running
+    event loop it returns an awaitable, otherwise it waits for the result.
+    Its `start_call` lets a synchronous run start each call as the script
+    makes it, so calls issued together run concurrently under `execute()`
+    too (and `execute()` works where an event loop runs, as in Jupyter)."""
+
+    def __init__(self, tools: MCPTools) -> None:
+        self.tools = tools
+
+    def __call__(self, name: str, params: Any) -> Any:
+        future = self.start_call(name, params)
+        if future is None:
+            raise ValueError(f"Unknown tool: {name!r} (not a tool of the mounted MCP servers)")
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return future.result()
+        return asyncio.wrap_future(future)
+
+    def start_call(self, name: str, params: Any) -> concurrent.futures.Future[Any] | None:
+        return self.tools.start_call(name, params)
+
+
+async def _call(conn: _Connection, tool: str, params: Any) -> Any:
+    # A module function, not a method: a call in flight must not keep its
+    # MCPTools alive (nor run its finalizer on the loop's thread).
+    try:
+        return await conn.call(tool, params)
+    except _CallFailed as e:
+        raise RuntimeError(str(e)) from None
+
+
+async def _close_all(connections: list[_Connection]) -> None:
+    await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+
+
+def _shut_down(loop: _LoopThread, connections: list[_Connection]) -> None:
+    """Stop the connections' servers, then the loop. On the loop's own
+    thread (a finalizer can run there) nothing can be waited for: the
+    stop is scheduled instead."""
+    if loop.in_loop_thread():
+        with contextlib.suppress(RuntimeError):
+            loop.submit(_close_all(connections)).add_done_callback(lambda _: loop.stop())
+        return
+    try:
+        loop.submit(_close_all(connections)).result(_CLOSE_TIMEOUT)
+    except Exception:  # a server that will not stop must not block close()
+        logger.warning("MCP servers did not stop cleanly", exc_info=True)
+    finally:
+        loop.stop()
+
+
+def _unusable_name(name: Any) -> str | None:
+    """Why a tool name a server lists cannot be mounted, or None.
+
+    Its method is `mcp:<server>/<name>`, which capabilities match by
+    pattern: a part of the name between slashes that is `*` or `**` would
+    make the method of the tool's own capability a pattern matching the
+    server's other tools, lifting their constraints and budgets."""
+    if not isinstance(name, str) or not name:
+        return "the name is empty"
+    if len(name) > _MAX_TOOL_NAME:
+        return f"the name is longer than {_MAX_TOOL_NAME} characters"
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return "the name has control characters"
+    if any(part in ("*", "**") for part in name.split("/")):
+        return "a part of the name between slashes is '*' or '**', a wildcard in method patterns"
+    return None
 
 
 def _first_line(text: str) -> str:
@@ -893,12 +1110,17 @@ def mount(sandbox: Any) -> None:
         mcp = MCPTools(given, timeout=sandbox.timeout, max_result_size=sandbox.max_tool_result_size)
         owned = True
     sandbox._mcp, sandbox._mcp_owned = mcp, owned
+    # A given tool with the name, or the method, of an MCP tool would be
+    # shadowed by it (a Python tool "t/add" is called as mcp:t/add too).
     taken = {t.name for t in sandbox.tools}
-    clash = [d.name for d in mcp.definitions if d.name in taken]
+    taken |= {getattr(t, "method", None) or "mcp:" + t.name for t in sandbox.tools}
+    clash = [d.name for d in mcp.definitions if d.name in taken or d.method in taken]
     if clash:
         if owned:
             mcp.close()
-        raise ValueError(f"MCP tools {clash} have the names of tools already given to the sandbox")
+        raise ValueError(
+            f"MCP tools {clash} have the names (or methods, mcp:<server>/<tool>) of tools already given to the sandbox"
+        )
     sandbox.tools = [*sandbox.tools, *mcp.definitions]
     sandbox.tool_handler = _Combined(mcp, sandbox.tool_handler)
 
