@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
 import sys
@@ -38,6 +39,9 @@ logger = logging.getLogger(__name__)
 
 # Notifications carry at most this much of a run's stdout; the result has it all.
 _STREAM_LIMIT = 1024 * 1024
+# HTTP bodies up to this size reach the tools even with a small max_code_size,
+# so oversized code gets an error result that says why (the SDK's default is 4 MiB).
+_MIN_HTTP_BODY = 16 * 1024 * 1024
 
 _OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -63,7 +67,7 @@ def supported_languages() -> list[str]:
     """The guests this installation runs, as the run_* tools need them:
     JavaScript and the shell always, Python when the package accepts the
     language (detected, so a later install lights it up)."""
-    langs = []
+    langs: list[str] = []
     for lang in ("javascript", "shell", "python"):
         try:
             if normalize_language(lang) == lang:
@@ -82,6 +86,8 @@ class SandboxServer:
         from ..bash_tool import _capabilities_with_mcp, _check_spec, _build_capabilities
         from ..tools.conversion import _tool_name
 
+        if not stateless:
+            check_sdk()
         self.config = config
         self.stateless = stateless
         self.funcs = list(config.tools)
@@ -121,13 +127,12 @@ class SandboxServer:
     def new_sandbox(self) -> Any:
         """A sandbox with the configured tools, limits and budgets."""
         from ..sandbox import Sandbox
-        from ..sandbox_tool import _tool_map_handler
         from ..tools.conversion import tool_from_function
 
         sandbox = Sandbox(
             tools=[tool_from_function(f) for f in self.funcs],
             capabilities=self._caps(),
-            tool_handler=_tool_map_handler(self.tool_map) if self.funcs else None,
+            tool_handler=self._handle_tool if self.funcs else None,
             timeout=self.config.timeout,
             memory_limit=self.config.memory_limit,
             disk_quota=self.config.disk_quota,
@@ -136,17 +141,28 @@ class SandboxServer:
         sandbox._await_in_sync = True
         return sandbox
 
+    async def _handle_tool(self, name: str, params: Any) -> Any:
+        """The sessions' handler for the configured Python tools. A plain
+        function runs on a worker thread: on the server's event loop it
+        would stall every session (and their output) while it runs."""
+        func = self.tool_map.get(name.removeprefix("mcp:"))
+        if func is None:
+            raise ValueError(f"Unknown tool: {name!r}")
+        if not isinstance(params, dict):
+            raise TypeError(f"{name} takes one object argument (its parameters), got {type(params).__name__}")
+        if inspect.iscoroutinefunction(func):
+            return await func(**params)
+        result = await asyncio.to_thread(func, **params)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
     async def _session_sandbox(self, ctx: Any) -> tuple[Any, bool]:
         """The sandbox of the call's MCP session, and whether the caller
         must close it after the call (stateless mode)."""
         if self.stateless:
             return self.new_sandbox(), True
-        # The connection object is what the SDK keeps per MCP session (one on
-        # stdio, one per session id on HTTP); its exit stack runs when the
-        # session ends.
-        connection = getattr(ctx.session, "_connection", None)
-        if connection is None:  # pragma: no cover - a different SDK layout
-            return self.new_sandbox(), True
+        connection = _connection_of(ctx)
         sandbox = connection.state.get("amla_sandbox")
         if sandbox is None:
             sandbox = self.new_sandbox()
@@ -355,7 +371,10 @@ class SandboxServer:
         import uvicorn
 
         app = self.server.streamable_http_app(
-            streamable_http_path="/mcp", stateless_http=self.stateless, host=host
+            streamable_http_path="/mcp",
+            stateless_http=self.stateless,
+            host=host,
+            max_request_body_size=http_body_limit(self.config.max_code_size),
         )
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
         server = uvicorn.Server(config)
@@ -369,6 +388,44 @@ class SandboxServer:
         if self.mcp is not None:
             self.mcp.close()
             self.mcp = None
+
+
+def http_body_limit(max_code_size: int) -> int:
+    """The largest HTTP request body the server reads. Code up to
+    max_code_size always fits (JSON may escape each byte in 6), and larger
+    code up to this size gets our error result naming max_code_size; a
+    body past it is refused by the SDK with HTTP 413."""
+    return max(_MIN_HTTP_BODY, 6 * max_code_size + 64 * 1024)
+
+
+def _connection_of(ctx: Any) -> Any:
+    """The SDK's per-session `Connection` of a call: its `state` holds the
+    session's sandbox, its `exit_stack` closes it when the session ends.
+
+    mcp 2.3.0 hands low-level handlers no public way to it: the `Context`
+    that has a public `connection` is not what its runner builds for them
+    (see mcp/server/context.py), and the `ServerSession` a handler gets is
+    made per request and keeps the connection as `_connection`. The SDK is
+    pinned, and `check_sdk()` refuses to serve with a layout other than
+    this one, so a change cannot quietly make sessions stateless."""
+    return ctx.session._connection
+
+
+def check_sdk() -> None:
+    """Refuse an `mcp` SDK that does not keep per-session state where
+    `_connection_of` reads it (raises RuntimeError naming what is missing)."""
+    import inspect as _inspect
+
+    from mcp.server.connection import Connection
+    from mcp.server.session import ServerSession
+
+    if "connection" not in _inspect.signature(ServerSession.__init__).parameters or not all(
+        name in Connection.__annotations__ for name in ("state", "exit_stack")
+    ):
+        raise RuntimeError(
+            "this version of the mcp SDK keeps per-session state where amla-sandbox-mcp cannot reach it; "
+            "install the pinned one: pip install 'amla-sandbox[mcp]'"
+        )
 
 
 def _result_of(
