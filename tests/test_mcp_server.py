@@ -21,6 +21,7 @@ pytest.importorskip("mcp")
 
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from amla_sandbox.mcp.server import supported_languages  # noqa: E402
 
@@ -28,7 +29,7 @@ from test_mcp_tools import STDIO, SERVERS, free_port, wait_for_port  # noqa: E40
 
 CONFIG = {
     "mcpServers": {"t": STDIO},
-    "tools": ["pytools:add"],
+    "tools": ["pytools:add", "pytools:block", "pytools:release"],
     "constraints": {"t.add": {"a": "<=10"}},
     "max_calls": {"add": 2, "t/add": 5},
     "timeout": 3,
@@ -153,8 +154,8 @@ def http_server(*extra: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def stateful_url() -> Iterator[str]:
-    yield from http_server()
+def stateful_url(config_file: Path) -> Iterator[str]:
+    yield from http_server("--config", str(config_file))
 
 
 @pytest.fixture(scope="module")
@@ -205,3 +206,69 @@ def test_http_garbage_is_refused_and_the_server_lives_on(stateful_url: str) -> N
             urllib.request.urlopen(req, timeout=10)
         assert 400 <= e.value.code < 500
     assert asyncio.run(session_calls(stateful_url, "carol"))[1]["stdout"].rstrip("\n") == "carol"
+
+
+def test_http_oversized_code_and_bad_arguments_are_error_results(stateful_url: str) -> None:
+    async def main() -> list[Any]:
+        async with streamable_http_client(stateful_url) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            out: list[Any] = [await run(s, "run_javascript", code="//" + "x" * (10 << 20))]
+            with pytest.raises(MCPError):  # past the body limit: HTTP 413 from the SDK
+                await s.call_tool("run_javascript", {"code": "//" + "x" * (20 << 20)})
+            out.append(await s.call_tool("run_shell", {"script": ["echo", "1"]}))
+            out.append(await run(s, "run_javascript", code="console.log(6 * 7)"))
+            return out
+
+    big, bad, after = asyncio.run(main())
+    assert big["status"] == "error" and "code is 10485762 bytes, more than this server accepts" in big["error"]
+    assert bad.is_error and "run_shell needs the argument 'script'" in structured(bad)["error"]
+    assert after["stdout"] == "42\n"
+
+
+def test_a_plain_python_tool_does_not_stall_other_sessions(stateful_url: str) -> None:
+    # block() waits until another session calls release(). Run on the
+    # server's event loop it would stall that other session until block()
+    # gave up after 5 s.
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with streamable_http_client(stateful_url) as (r1, w1), ClientSession(r1, w1) as s1:
+            await s1.initialize()
+            async with streamable_http_client(stateful_url) as (r2, w2), ClientSession(r2, w2) as s2:
+                await s2.initialize()
+                blocked = asyncio.create_task(run(s1, "run_javascript", code="console.log(await block({}))"))
+                await asyncio.sleep(0.5)
+                released = await run(s2, "run_shell", script="tool release")
+                return await blocked, released
+
+    blocked, released = asyncio.run(main())
+    assert released["stdout"] == '"ok"\n'
+    assert blocked["stdout"] == "released\n"
+
+
+def test_output_streams_while_the_run_goes(stateful_url: str) -> None:
+    # The script prints, then blocks until another session releases it; the
+    # test releases it only once the first line has arrived as a
+    # notification, so the line must be sent while the run still goes.
+    async def main() -> tuple[dict[str, Any], list[Any]]:
+        first = asyncio.Event()
+        progress: list[Any] = []
+
+        async def on_log(p: Any) -> None:
+            if p.logger == "stdout" and "first" in str(p.data):
+                first.set()
+
+        async def on_progress(done: float, total: float | None, message: str | None) -> None:
+            progress.append(message)
+
+        async with streamable_http_client(stateful_url) as (r1, w1), ClientSession(r1, w1, logging_callback=on_log) as s1:
+            await s1.initialize()
+            async with streamable_http_client(stateful_url) as (r2, w2), ClientSession(r2, w2) as s2:
+                await s2.initialize()
+                code = "console.log('first'); console.log(await block({}))"
+                running = asyncio.create_task(s1.call_tool("run_javascript", {"code": code}, progress_callback=on_progress))
+                await asyncio.wait_for(first.wait(), 5)
+                await run(s2, "run_shell", script="tool release")
+                return structured(await running), progress
+
+    result, progress = asyncio.run(main())
+    assert result["stdout"] == "first\nreleased\n"
+    assert progress and progress[0] == "first\n"

@@ -9,11 +9,13 @@ stdio server that misbehaves on purpose.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +25,8 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from amla_sandbox import Sandbox, ToolCallCap, create_sandbox_tool  # noqa: E402
+from amla_sandbox import Sandbox, ToolCallCap, ToolDefinition, create_sandbox_tool  # noqa: E402
+from amla_sandbox.auth import EphemeralAuthority  # noqa: E402
 from amla_sandbox.tools import from_mcp  # noqa: E402
 from amla_sandbox.tools.mcp import MCPError  # noqa: E402
 
@@ -175,17 +178,35 @@ def test_method_patterns_of_explicit_capabilities_address_a_server() -> None:
         assert sb.can_call("mcp:t/echo", {"text": "x"}) and not sb.can_call("mcp:h/ok")
 
 
-def test_promise_all_runs_calls_concurrently_in_run_and_run_async(tool: Any) -> None:
-    code = """
-    const r = await Promise.all([1, 2, 3].map((i) => t.sleep_then({seconds: 0.4, value: "v" + i})));
+def together(key: str) -> str:
+    """A script whose three calls report "together" only when all three
+    are in progress at the same time (the test server's gather_point)."""
+    return f"""
+    const r = await Promise.all([1, 2, 3].map(() => t.gather_point({{n: 3, key: "{key}"}})));
     console.log(r.map((x) => x.result).join(","));
     """
-    started = time.monotonic()
-    assert tool.sandbox.execute(code) == "v1,v2,v3\n"
-    assert time.monotonic() - started < 1.1  # one after another would take 1.2 s
-    started = time.monotonic()
-    assert asyncio.run(tool.sandbox.execute_async(code)) == "v1,v2,v3\n"
-    assert time.monotonic() - started < 1.1
+
+
+def test_promise_all_runs_calls_concurrently_in_run_and_run_async(tool: Any) -> None:
+    assert tool.sandbox.execute(together("sync")) == "together,together,together\n"
+    assert asyncio.run(tool.sandbox.execute_async(together("async"))) == "together,together,together\n"
+
+
+def test_from_mcp_handler_runs_calls_concurrently_under_execute() -> None:
+    # A Sandbox built by hand around mcp.handler gets the same concurrency.
+    with from_mcp({"t": STDIO}) as mcp, Sandbox(tools=mcp.definitions, tool_handler=mcp.handler) as sb:
+        assert sb.execute(together("by-hand")) == "together,together,together\n"
+
+
+def test_execute_works_where_an_event_loop_runs() -> None:
+    # As in a Jupyter notebook: synchronous execute() called while an event
+    # loop runs in the thread. The MCP calls must not come back as awaitables.
+    async def main(sb: Sandbox) -> str:
+        return sb.execute("console.log((await t.add({a: 1, b: 2})).sum)")
+
+    with Sandbox(mcp_servers={"t": STDIO}) as sb:
+        assert asyncio.run(main(sb)) == "3\n"
+        assert sb.last_stderr == ""
 
 
 # -- finding tools -------------------------------------------------------------------------------------
@@ -215,11 +236,117 @@ def test_tools_search_and_describe_in_javascript_and_the_shell(tool: Any) -> Non
 
 
 def test_the_prompt_lists_few_tools_with_parameters_and_many_by_name(tool: Any) -> None:
+    mcp = tool.sandbox._mcp
+    assert len(mcp.definitions) == 16  # two servers of 8 tools: past the 15 listed with parameters
     prompt = tool.get_system_prompt()
     assert "### MCP Tools" in prompt and "tools.search" in prompt
-    assert "- t.add({a: integer, b: integer})" in prompt
-    lines = tool.sandbox._mcp.prompt_lines(schemas=False)
-    assert lines[0].startswith("- t: create_issue, echo, add")
+    assert "- t: create_issue, echo, add," in prompt and "t.add(" not in prompt
+    assert "- t.add({a: integer, b: integer}) - Add two integers." in mcp.prompt_lines(schemas=True)
+    with create_sandbox_tool(mcp_servers={"t": STDIO}) as few:  # 8 tools: with their parameters
+        assert "- t.add({a: integer, b: integer})" in few.get_system_prompt()
+
+
+def test_pca_grants_apply_to_mcp_tools() -> None:
+    authority = EphemeralAuthority()
+    pca = authority.create_pca(capabilities=["tool_call:mcp:t/add"]).to_cbor()
+    with Sandbox(
+        pca=pca,
+        trusted_authorities=[authority.public_key_hex()],
+        capabilities=[ToolCallCap("**")],
+        mcp_servers={"t": STDIO},
+    ) as sb:
+        out = sb.execute(
+            """
+            const r = [(await t.add({a: 1, b: 2})).sum];
+            try { await t.echo({text: "x"}) } catch (e) { r.push(e.message) }
+            console.log(JSON.stringify(r));
+            """
+        )
+        ok, denied = json.loads(out)
+        assert ok == 3
+        assert "PCA does not grant method 'mcp:t/echo'" in denied
+        assert sb.shell("tool t.echo --text x; echo $?") == "1\n"
+        assert "PCA does not grant method 'mcp:t/echo'" in sb.last_stderr
+
+
+def named_tools(*names: str) -> dict[str, Any]:
+    return {**HOSTILE, "args": [*HOSTILE["args"], "--names", json.dumps(list(names))]}
+
+
+def test_tool_names_that_are_method_patterns_are_not_mounted(caplog: pytest.LogCaptureFixture) -> None:
+    # The tool "**" would get the capability mcp:n/**, which matches every tool
+    # of the server and would lift the constraints and budget of the others.
+    servers = {"n": named_tools("create", "**", "*", "x/**", "ok/fine")}
+    with caplog.at_level("WARNING"), create_sandbox_tool(
+        mcp_servers=servers, constraints={"n.create": {"repo": ["me/ok"]}}, max_calls={"n.create": 1}
+    ) as st:
+        assert [t.name for t in st.sandbox.tools] == ["n.create", "n.ok/fine"]
+        assert sorted(c.method_pattern for c in st.sandbox.capabilities) == ["mcp:n/create", "mcp:n/ok/fine"]
+        out = st.sandbox.execute(
+            """
+            const r = [];
+            for (const repo of ["evil", "me/ok", "me/ok"]) {
+              try { r.push(await n.create({repo})) } catch (e) { r.push(e.message.match(/failed: (\\w+)/)[1]) }
+            }
+            console.log(JSON.stringify(r));
+            """
+        )
+        assert json.loads(out) == ["permission_denied", "called create", "permission_denied"]
+    assert "'**', which is skipped" in caplog.text and "wildcard" in caplog.text
+
+
+def test_duplicate_and_unusable_tool_names_are_skipped_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("WARNING"), Sandbox(mcp_servers={"n": named_tools("dup", "dup", "", "a\nb", "x" * 2000)}) as sb:
+        assert [t.name for t in sb.tools] == ["n.dup"]
+        assert sb.shell("tool --search dup | wc -l") == "1\n"
+    assert "the same name" in caplog.text and "empty" in caplog.text and "control characters" in caplog.text
+    assert "longer than 1024" in caplog.text
+
+
+def test_a_given_tool_with_the_method_of_an_mcp_tool_is_refused() -> None:
+    # A tool named "n/dup" is called as mcp:n/dup, like the MCP tool n.dup.
+    given = ToolDefinition(name="n/dup", description="a Python tool", parameters={"type": "object"})
+    with pytest.raises(ValueError, match=r"MCP tools \['n.dup'\] have the names \(or methods"):
+        Sandbox(tools=[given], tool_handler=lambda n, p: None, mcp_servers={"n": named_tools("dup")})
+
+
+def test_odd_tool_names_are_reachable_and_cannot_break_the_namespace() -> None:
+    servers = {"n": named_tools("__proto__", "constructor", "toString", "a b", "x/y", "ok.dot")}
+    with Sandbox(mcp_servers=servers) as sb:
+        out = sb.execute(
+            """
+            const r = {proto: Object.getPrototypeOf(n) === Object.prototype, own: Object.keys(n)};
+            r.direct = [await n.__proto__({}), await n.constructor({}), await n.toString({}), await n["x/y"]({})];
+            r.byName = await tools.call("n.a b", {});
+            for (const bad of [Symbol("s"), {toString() { throw new Error("no") }}]) {
+              try { await tools.describe(bad) } catch (e) { (r.bad ??= []).push(e.message) }
+            }
+            try { await tools.search({toString() { throw new Error("no") }}) } catch (e) { r.search = e.message }
+            console.log(JSON.stringify(r));
+            """
+        )
+        r = json.loads(out)
+        assert r["proto"] is True
+        assert {"__proto__", "constructor", "toString", "a b", "x/y", "x_y", "ok.dot", "ok_dot"} <= set(r["own"])
+        assert r["direct"] == ["called __proto__", "called constructor", "called toString", "called x/y"]
+        assert r["byName"] == "called a b"
+        assert r["bad"] == [
+            "Unknown tool: Symbol(s) (tools.search() finds tools)",
+            "Unknown tool: a object (tool names are strings) (tools.search() finds tools)",
+        ]
+        assert r["search"] == "tools.search takes words as a string"
+        assert sb.shell("tool 'n.x/y'; tool 'n.a b'") == '"called x/y"\n"called a b"\n'
+
+
+def test_a_python_tool_named_tools_keeps_its_global() -> None:
+    # `tools` (search/describe) is a convenience; a tool of that name wins.
+    def tools(q: str) -> str:
+        """A tool named tools."""
+        return "mine " + q
+
+    with create_sandbox_tool(tools=[tools], mcp_servers={"t": STDIO}) as st:
+        out = st.run("console.log(typeof tools, await tools({q: 'x'}), (await t.add({a: 1, b: 1})).sum)", language="javascript")
+        assert out == "function mine x 2\n"
 
 
 # -- from_mcp for a Sandbox built by hand --------------------------------------------------------------
@@ -242,20 +369,70 @@ def test_from_mcp_gives_definitions_handler_and_capabilities() -> None:
         assert mcp.resolve("t.add") is mcp.resolve("mcp:t/add") is not None
 
 
-def test_close_stops_the_servers_it_started() -> None:
-    sb = Sandbox(mcp_servers={"t": STDIO})
-    pid = int(sb.execute("console.log((await t.pid({})).result)"))
-    os.kill(pid, 0)  # alive
-    sb.close()
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
+def children() -> set[int]:
+    """The live (not zombie) child processes of this process."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    state, ppid = f.read().rsplit(")", 1)[1].split()[:2]
+            except OSError:
+                continue
+            if int(ppid) == os.getpid() and state != "Z":
+                found.add(int(entry))
+    return found
+
+
+def settles(check: Any, seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
         time.sleep(0.05)
+    return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("how", ["close", "garbage collected"])
+def test_the_sandbox_leaves_no_process_or_thread_behind(http_url: str, how: str) -> None:
+    procs, threads = children(), {t.ident for t in threading.enumerate()}
+    sb = Sandbox(mcp_servers={"t": STDIO, "u": STDIO, "w": {"url": http_url}})
+    out = sb.execute("console.log((await t.pid({})).result, (await u.pid({})).result, (await w.pid({})).result)")
+    pids = {int(p) for p in out.split()[:2]}
+    assert pids <= children() - procs  # the two stdio servers are ours
+    assert {t.ident for t in threading.enumerate()} - threads  # and the loop's thread
+    if how == "close":
+        sb.close()
     else:
-        pytest.fail(f"MCP server process {pid} still runs after close()")
+        del sb
+        gc.collect()
+    assert settles(lambda: children() <= procs), children() - procs
+    assert settles(lambda: {t.ident for t in threading.enumerate()} <= threads), threading.enumerate()
+
+
+def test_close_does_not_wait_for_a_server_that_is_starting(tmp_path: Path) -> None:
+    # The server exits mid-call; its restart then takes a minute. close() from
+    # another thread must end the waiting run at once, not after the minute.
+    spec = {**HOSTILE, "args": [*HOSTILE["args"], "--slow-restart", str(tmp_path / "started")]}
+    sb = Sandbox(mcp_servers={"h": spec})
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(sb.execute("try { await h.exit({}) } catch (e) {} await h.ok({})"))
+        except BaseException as e:  # noqa: BLE001 - the test looks at it
+            outcome.append(e)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    time.sleep(1)  # the run now waits for the restart
+    started = time.monotonic()
+    sb.close()
+    worker.join(10)
+    assert not worker.is_alive(), "the run still waits after close()"
+    assert time.monotonic() - started < 10
+    assert outcome and isinstance(outcome[0], Exception), outcome
 
 
 def test_bad_server_configs_are_errors_naming_the_server() -> None:
@@ -296,22 +473,50 @@ def call(sb: Sandbox, name: str) -> str:
     return sb.execute(f"try {{ console.log(JSON.stringify(await h.{name}({{}}))) }} catch (e) {{ console.log(e.message) }}")
 
 
+def server_pid(sb: Sandbox) -> int:
+    return int(json.loads(call(sb, "pid")))
+
+
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
         ("big", "MCP server 'h' sent a message of more than 2162688 bytes"),
         ("deep", "MCP server 'h' sent a message that is not valid JSON-RPC"),
         ("invalid", "MCP server 'h' sent a message that is not valid JSON-RPC"),
-        ("silent", "MCP server 'h' did not answer silent within 1 s"),
+        ("hang", "MCP server 'h' did not answer hang within 1 s, nor a ping after it; the server was stopped"),
         ("exit", "MCP server 'h' exited (status 3) while calling exit"),
     ],
 )
 def test_a_faulty_server_fails_the_call_clearly_and_is_restarted(hostile: Sandbox, name: str, expected: str) -> None:
+    before = server_pid(hostile)
     out = call(hostile, name)
     assert f"tool call 'mcp:h/{name}' failed" in out
     assert expected in out
     assert call(hostile, "ok") == '"fine"\n'  # restarted, and the sandbox still works
+    assert server_pid(hostile) != before
     assert hostile.execute("console.log(1 + 1)") == "2\n"
+
+
+def test_a_call_that_times_out_on_a_live_server_does_not_stop_it(hostile: Sandbox) -> None:
+    # The server ignores this one call but still answers pings: it may hold
+    # state (a browser, a login), so only the call fails.
+    before = server_pid(hostile)
+    out = call(hostile, "silent")
+    assert "MCP server 'h' did not answer silent within 1 s; the call was cancelled" in out
+    assert "keeps running" in out
+    assert server_pid(hostile) == before
+
+
+def test_lines_arrive_in_pieces_with_crlf_and_noise(hostile: Sandbox) -> None:
+    assert call(hostile, "crlf") == '"fine\\r\\n"\n'
+
+
+def test_a_huge_tools_list_is_refused_naming_the_server() -> None:
+    spec = {**HOSTILE, "args": [*HOSTILE["args"], "--many", "2000"]}  # about 500 KB of definitions
+    with pytest.raises(MCPError, match="MCP server 'h' lists tools whose definitions take more than 327680 bytes"):
+        Sandbox(mcp_servers={"h": spec}, max_tool_result_size=256 * 1024)
+    with Sandbox(mcp_servers={"h": spec}) as sb:  # within the default limit
+        assert len(sb.tools) == 2009
 
 
 _PEAK = """

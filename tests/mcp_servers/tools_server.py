@@ -46,6 +46,23 @@ async def sleep_then(seconds: float, value: str) -> str:
     return value
 
 
+_gathering: dict[str, tuple[int, asyncio.Event]] = {}
+
+
+@server.tool()
+async def gather_point(n: int, key: str) -> str:
+    """"together" once n calls with this key are in progress at the same time; "alone" after 5 s."""
+    count, event = _gathering.get(key, (0, asyncio.Event()))
+    _gathering[key] = (count + 1, event)
+    if count + 1 >= n:
+        event.set()
+    try:
+        await asyncio.wait_for(event.wait(), 5)
+        return "together"
+    except asyncio.TimeoutError:
+        return "alone"
+
+
 @server.tool()
 def fail(message: str) -> str:
     """Always fails with the message."""
