@@ -7,33 +7,41 @@
     const namespaceObjects = new WeakSet();
 
     // namespaces installs the namespace members of the run's dotted tools.
+    // Each namespace is looked up once per run (null: its global is taken).
     function namespaces(infos) {
+      const byName = new MapCtor();
+      const hasOwn = Object.prototype.hasOwnProperty;
       for (const info of infos) {
         const dot = info.name.indexOf('.');
         if (dot <= 0 || dot === info.name.length - 1) continue;
         const ns = jsName(info.name.slice(0, dot));
-        const own = Object.getOwnPropertyDescriptor(G, ns);
-        let obj;
-        if (own === undefined && !(ns in G)) {
-          obj = {};
-          namespaceObjects.add(obj);
-          ObjectDefineProperty(G, ns, { value: obj, writable: true, configurable: true, enumerable: true });
-        } else if (own !== undefined && namespaceObjects.has(own.value)) {
-          obj = own.value;
-        } else {
-          continue; // a builtin, a prelude global or a tool owns the name
+        let obj = byName.get(ns);
+        if (obj === undefined) {
+          const own = Object.getOwnPropertyDescriptor(G, ns);
+          obj = null; // a builtin, a prelude global or a tool owns the name
+          if (own === undefined && !(ns in G)) {
+            obj = {};
+            namespaceObjects.add(obj);
+            ObjectDefineProperty(G, ns, { value: obj, writable: true, configurable: true, enumerable: true });
+          } else if (own !== undefined && namespaceObjects.has(own.value)) {
+            obj = own.value;
+          }
+          byName.set(ns, obj);
         }
+        if (obj === null) continue;
         const member = info.name.slice(dot + 1);
+        const id = jsName(member);
         const method = info.id;
-        const stub = named(jsName(member), function (params) { return callMethod(method, params); });
+        const stub = named(id, function (params) { return callMethod(method, params); });
         // Defined, not assigned: a member named __proto__ must be a member,
         // not the namespace's prototype.
-        for (const key of [member, jsName(member)]) {
-          if (!Object.prototype.hasOwnProperty.call(obj, key)) {
-            ObjectDefineProperty(obj, key, { value: stub, writable: true, configurable: true, enumerable: true });
-          }
+        if (!hasOwn.call(obj, member)) {
+          ObjectDefineProperty(obj, member, { value: stub, writable: true, configurable: true, enumerable: true });
         }
-        info.call = ns + (jsName(member) === member ? '.' + member : '[' + JSONStringify(member) + ']');
+        if (id !== member && !hasOwn.call(obj, id)) {
+          ObjectDefineProperty(obj, id, { value: stub, writable: true, configurable: true, enumerable: true });
+        }
+        info.call = ns + (id === member ? '.' + member : '[' + JSONStringify(member) + ']');
       }
     }
 
