@@ -444,6 +444,10 @@ def test_bad_server_configs_are_errors_naming_the_server() -> None:
         Sandbox(mcp_servers={"a.b": STDIO})
     with pytest.raises(ValueError, match="unknown key"):
         Sandbox(mcp_servers={"x": {**STDIO, "argz": []}})
+    with pytest.raises(ValueError, match=r"mcp_servers\['x'\]\['type'\] is 'sse': the legacy SSE transport is not supported"):
+        Sandbox(mcp_servers={"x": {"url": "http://127.0.0.1:9/sse", "type": "sse"}})
+    with pytest.raises(ValueError, match=r"\['transport'\] must be one of \['stdio'\] here, got 'http'"):
+        Sandbox(mcp_servers={"x": {**STDIO, "transport": "http"}})
     with pytest.raises(MCPError, match="MCP server 'gone' could not be started"):
         Sandbox(mcp_servers={"gone": {"command": "/nonexistent/mcp-server"}})
     with pytest.raises(MCPError, match="MCP server 'dead'"):
@@ -505,6 +509,10 @@ def test_a_call_that_times_out_on_a_live_server_does_not_stop_it(hostile: Sandbo
     assert "MCP server 'h' did not answer silent within 1 s; the call was cancelled" in out
     assert "keeps running" in out
     assert server_pid(hostile) == before
+
+
+def test_a_result_without_content_is_null(hostile: Sandbox) -> None:
+    assert call(hostile, "empty") == "null\n"
 
 
 def test_lines_arrive_in_pieces_with_crlf_and_noise(hostile: Sandbox) -> None:

@@ -62,6 +62,9 @@ _MAX_TOOL_NAME = 1024
 _LEADING_SPACE = re.compile(rb"[ \t\r\n]*")
 _STDIO_KEYS = {"command", "args", "env", "cwd", "timeout", "type", "transport"}
 _HTTP_KEYS = {"url", "headers", "timeout", "type", "transport"}
+# Values of "type"/"transport" that MCP clients' configs use for the two kinds.
+_STDIO_TYPES = {"stdio"}
+_HTTP_TYPES = {"http", "streamable-http", "streamable_http", "streamableHttp"}
 
 
 class MCPError(Exception):
@@ -116,6 +119,18 @@ class MCPServerSpec:
             raise ValueError(f"{where}['timeout'] must be a positive number of seconds, got {timeout!r}")
         if "command" in spec and "url" in spec:
             raise ValueError(f"{where} has both 'command' (stdio) and 'url' (HTTP); give one")
+        for key in ("type", "transport"):
+            kind = spec.get(key)
+            if kind is None:
+                continue
+            wanted = _STDIO_TYPES if "command" in spec else _HTTP_TYPES
+            if kind == "sse" and "url" in spec:
+                raise ValueError(
+                    f"{where}[{key!r}] is 'sse': the legacy SSE transport is not supported, only streamable "
+                    "HTTP (most servers serve it too, usually at /mcp)"
+                )
+            if kind not in wanted:
+                raise ValueError(f"{where}[{key!r}] must be one of {sorted(wanted)} here, got {kind!r:.80}")
         if "command" in spec:
             unknown = set(spec) - _STDIO_KEYS
             if unknown:
@@ -755,7 +770,8 @@ class _Connection:
 
 def _convert(server: str, tool: str, result: Any) -> Any:
     """The value a script sees: structuredContent as JSON, text content as a
-    string, other content as a list of content blocks; isError → failure."""
+    string, other content as a list of content blocks, no content as null;
+    isError → failure."""
     if getattr(result, "is_error", False):
         text = _text_of(result.content) or "(no message)"
         raise _CallFailed(f"MCP tool {server}.{tool} returned an error: {_preview(text, 2000)}")
@@ -763,6 +779,8 @@ def _convert(server: str, tool: str, result: Any) -> Any:
     if structured is not None:
         return structured
     content = list(getattr(result, "content", None) or [])
+    if not content:
+        return None
     if all(getattr(b, "type", None) == "text" for b in content):
         texts = [b.text for b in content]
         return texts[0] if len(texts) == 1 else "\n".join(texts)

@@ -25,6 +25,7 @@ TOOLS = {
     "exit": "Exit in the middle of the call.",
     "crlf": "Answer in pieces, after a log line and a blank line, with CRLF line ends.",
     "pid": "Answer with the server's process id.",
+    "empty": "Answer with no content at all.",
     "ok": "Answer properly.",
 }
 
@@ -120,6 +121,8 @@ for line in sys.stdin:
                 time.sleep(0.05)
         elif name == "pid":
             text(id_, str(os.getpid()))
+        elif name == "empty":
+            result(id_, {"content": []})
         else:
             text(id_, "fine")
     elif id_ is not None:
