@@ -338,6 +338,53 @@ def test_odd_tool_names_are_reachable_and_cannot_break_the_namespace() -> None:
         assert sb.shell("tool 'n.x/y'; tool 'n.a b'") == '"called x/y"\n"called a b"\n'
 
 
+def test_a_server_named_like_a_builtin_leaves_the_builtin_alone() -> None:
+    with Sandbox(mcp_servers={"JSON": named_tools("parse"), "console": named_tools("log")}) as sb:
+        out = sb.execute(
+            """
+            console.log(JSON.parse("[1]")[0], await JSON_parse({}), await console_log({}));
+            console.log(await tools.call("JSON.parse", {}), (await tools.describe("console.log")).call);
+            """
+        )
+        assert out == "1 called parse called log\ncalled parse console.log\n"
+
+
+def test_constraint_and_budget_keys_may_be_the_method() -> None:
+    with create_sandbox_tool(
+        mcp_servers={"t": STDIO}, constraints={"mcp:t/add": {"a": "<=1"}}, max_calls={"mcp:t/echo": 1}
+    ) as st:
+        out = st.sandbox.execute(
+            """
+            const r = [];
+            for (const f of [() => t.add({a: 1, b: 1}), () => t.add({a: 2, b: 1}), () => t.echo({text: "a"}), () => t.echo({text: "b"})]) {
+              try { r.push(JSON.stringify(await f())) } catch (e) { r.push(e.message.match(/failed: (\\w+)/)[1]) }
+            }
+            console.log(r.join(" "));
+            """
+        )
+        assert out == '{"sum":2} permission_denied {"result":"a"} permission_denied\n'
+
+
+def test_one_sandbox_used_from_several_threads() -> None:
+    # Runs take turns; their MCP calls share the one background loop.
+    with Sandbox(mcp_servers={"t": STDIO}) as sb:
+        errors: list[str] = []
+
+        def work(i: int) -> None:
+            for j in range(5):
+                code = f"const r = await Promise.all([t.add({{a: {i}, b: {j}}}), t.echo({{text: 'x'}})]); console.log(r[0].sum)"
+                out = sb.execute(code)
+                if out != f"{i + j}\n":
+                    errors.append(out)
+
+        workers = [threading.Thread(target=work, args=(i,)) for i in range(3)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(60)
+        assert not errors and not any(w.is_alive() for w in workers)
+
+
 def test_a_python_tool_named_tools_keeps_its_global() -> None:
     # `tools` (search/describe) is a convenience; a tool of that name wins.
     def tools(q: str) -> str:
