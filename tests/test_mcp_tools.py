@@ -192,6 +192,20 @@ def test_promise_all_runs_calls_concurrently_in_run_and_run_async(tool: Any) -> 
     assert asyncio.run(tool.sandbox.execute_async(together("async"))) == "together,together,together\n"
 
 
+def test_each_answer_is_delivered_when_its_call_is_done(tool: Any) -> None:
+    # The echo's answer must not wait for the first gather_point, which waits
+    # for the second, which the script makes only once it has the echo's.
+    code = """
+    const r = await Promise.all([
+      t.gather_point({n: 2, key: "%s"}),
+      t.echo({text: "x"}).then(() => t.gather_point({n: 2, key: "%s"})),
+    ]);
+    console.log(r.map((x) => x.result).join(","));
+    """
+    assert tool.sandbox.execute(code % ("chain-sync", "chain-sync")) == "together,together\n"
+    assert asyncio.run(tool.sandbox.execute_async(code % ("chain-async", "chain-async"))) == "together,together\n"
+
+
 def test_from_mcp_handler_runs_calls_concurrently_under_execute() -> None:
     # A Sandbox built by hand around mcp.handler gets the same concurrency.
     with from_mcp({"t": STDIO}) as mcp, Sandbox(tools=mcp.definitions, tool_handler=mcp.handler) as sb:

@@ -187,7 +187,7 @@ class RunResult:
 
 
 _STEP_MS = 100  # how long one step may wait in Go before Python looks again
-_STARTED_WAIT = 0.02  # seconds a sync run waits for started calls before it steps again
+_STARTED_WAIT = 0.02  # seconds a run waiting on started calls waits for one before it steps again
 _ABANDONED = "run abandoned: the host stopped answering tool calls"
 
 
@@ -757,21 +757,39 @@ class Runtime:
             self.start(code, language, stdin=stdin, on_output=on_output)
             run = self._run
             assert run is not None
+            # A request's handler starts the moment the script makes the call,
+            # and its answer goes back the moment it is done: calls issued
+            # together (Promise.all) run concurrently, and a quick call's answer
+            # never waits for a slow one. One step of the run is outstanding at
+            # a time, on a worker thread; while the script waits on calls, the
+            # next step waits for an answer (or a moment: the script may also
+            # wait on a timer, and make new requests when it fires).
+            calls: dict[asyncio.Future[Any], ToolRequest] = {}
+            step: asyncio.Future[dict[str, Any]] | None = None
+            held = False
             try:
-                batch: list[ToolRequest] = []
                 while run.running:
-                    # Requests the script issued together are queued together:
-                    # take them all until the script waits (or keeps computing
-                    # for a whole step), then run their handlers concurrently.
-                    ev = await asyncio.to_thread(self._step, run, True, _STEP_MS)
-                    if ev["kind"] == "request":
-                        batch.append(self._request(ev))
-                        continue
-                    if batch:
-                        answers = await asyncio.gather(*(handle(r) for r in batch))
-                        for req, answer in zip(batch, answers):
-                            self._answer(run, req.id, answer)
-                        batch = []
+                    if step is None and not held:
+                        step = asyncio.ensure_future(asyncio.to_thread(self._step, run, True, _STEP_MS))
+                    waits: set[asyncio.Future[Any]] = set(calls)
+                    if step is not None:
+                        waits.add(step)
+                    done, _ = await asyncio.wait(
+                        waits, timeout=_STARTED_WAIT if held else None, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    held = False
+                    answered = False
+                    for call in done:
+                        if call is not step:
+                            self._answer(run, calls.pop(call).id, call.result())
+                            answered = True
+                    if step is not None and step in done:
+                        ev, step = step.result(), None
+                        if ev["kind"] == "request":
+                            req = self._request(ev)
+                            calls[asyncio.ensure_future(handle(req))] = req
+                        elif ev["kind"] == "waiting" and calls and not answered:
+                            held = True
             except BaseException:
                 # Cancelled (or failed): stop the guest without blocking the
                 # event loop. The worker thread may still be in (or about to
@@ -782,6 +800,9 @@ class Runtime:
                 run.running = False
                 self._cancel(run)
                 raise
+            finally:
+                for call in calls:  # calls the script never waited for
+                    call.cancel()
             return self._outcome(run)
         finally:
             self._release_lock()
