@@ -350,6 +350,8 @@ def test_odd_tool_names_are_reachable_and_cannot_break_the_namespace() -> None:
         ]
         assert r["search"] == "tools.search takes words as a string"
         assert sb.shell("tool 'n.x/y'; tool 'n.a b'") == '"called x/y"\n"called a b"\n'
+        # A namespace is built when first read; the script may also replace it first.
+        assert sb.execute("n = 5; console.log(n, await tools.call('n.toString', {}))") == "5 called toString\n"
 
 
 def test_a_server_named_like_a_builtin_leaves_the_builtin_alone() -> None:

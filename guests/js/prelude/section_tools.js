@@ -4,45 +4,66 @@
 // the part before the first dot names a namespace object, installed only
 // where that global is free. `tools` lets a script find tools without a
 // long prompt: tools.search(words), tools.describe(name), tools.list().
-    const namespaceObjects = new WeakSet();
-
-    // namespaces installs the namespace members of the run's dotted tools.
-    // Each namespace is looked up once per run (null: its global is taken).
+    // namespaces installs a namespace global for the run's dotted tools:
+    // one pass groups the tools by namespace; each namespace object (its
+    // members, one stub per tool) is built only when a script first reads
+    // it, so a run pays little for many tools it does not call that way.
     function namespaces(infos) {
-      const byName = new MapCtor();
-      const hasOwn = Object.prototype.hasOwnProperty;
+      const groups = new MapCtor();
       for (const info of infos) {
         const dot = info.name.indexOf('.');
         if (dot <= 0 || dot === info.name.length - 1) continue;
         const ns = jsName(info.name.slice(0, dot));
-        let obj = byName.get(ns);
-        if (obj === undefined) {
-          const own = Object.getOwnPropertyDescriptor(G, ns);
-          obj = null; // a builtin, a prelude global or a tool owns the name
-          if (own === undefined && !(ns in G)) {
-            obj = {};
-            namespaceObjects.add(obj);
+        let members = groups.get(ns);
+        if (members === undefined) groups.set(ns, (members = []));
+        members.push(info);
+      }
+      for (const [ns, members] of groups) {
+        // A builtin, a prelude global or a tool owns the name: no namespace.
+        if (Object.getOwnPropertyDescriptor(G, ns) !== undefined || ns in G) continue;
+        for (const info of members) info.ns = ns;
+        ObjectDefineProperty(G, ns, {
+          configurable: true,
+          enumerable: true,
+          get() {
+            const obj = namespaceObject(members);
             ObjectDefineProperty(G, ns, { value: obj, writable: true, configurable: true, enumerable: true });
-          } else if (own !== undefined && namespaceObjects.has(own.value)) {
-            obj = own.value;
-          }
-          byName.set(ns, obj);
-        }
-        if (obj === null) continue;
-        const member = info.name.slice(dot + 1);
+            return obj;
+          },
+          set(v) {
+            ObjectDefineProperty(G, ns, { value: v, writable: true, configurable: true, enumerable: true });
+          },
+        });
+      }
+    }
+
+    // namespaceObject makes the object of one namespace: each tool under its
+    // name after the dot and under that name's identifier form. Members are
+    // defined, not assigned: one named __proto__ must be a member, not the
+    // object's prototype.
+    function namespaceObject(members) {
+      const obj = {};
+      const hasOwn = Object.prototype.hasOwnProperty;
+      for (const info of members) {
+        const member = info.name.slice(info.name.indexOf('.') + 1);
         const id = jsName(member);
         const method = info.id;
         const stub = named(id, function (params) { return callMethod(method, params); });
-        // Defined, not assigned: a member named __proto__ must be a member,
-        // not the namespace's prototype.
-        if (!hasOwn.call(obj, member)) {
-          ObjectDefineProperty(obj, member, { value: stub, writable: true, configurable: true, enumerable: true });
+        for (const key of id === member ? [member] : [member, id]) {
+          if (!hasOwn.call(obj, key)) {
+            ObjectDefineProperty(obj, key, { value: stub, writable: true, configurable: true, enumerable: true });
+          }
         }
-        if (id !== member && !hasOwn.call(obj, id)) {
-          ObjectDefineProperty(obj, id, { value: stub, writable: true, configurable: true, enumerable: true });
-        }
-        info.call = ns + (id === member ? '.' + member : '[' + JSONStringify(member) + ']');
       }
+      return obj;
+    }
+
+    // callOf is how a script calls a tool: through its namespace when it
+    // has one, else by its registered name (callTool / tools.call).
+    function callOf(info) {
+      if (info.ns === undefined) return info.name;
+      const member = info.name.slice(info.name.indexOf('.') + 1);
+      return info.ns + (jsName(member) === member ? '.' + member : '[' + JSONStringify(member) + ']');
     }
 
     function firstLine(s) {
@@ -53,7 +74,7 @@
       return '';
     }
     function brief(info) {
-      return { name: info.name, description: firstLine(info.description), call: info.call || info.name };
+      return { name: info.name, description: firstLine(info.description), call: callOf(info) };
     }
     function all() {
       return ArrayFrom(toolsByName.values());
@@ -86,7 +107,7 @@
       const n = nameText(name);
       if (n === null) return undefined;
       for (const info of toolsByName.values()) {
-        if (info.name === n || info.id === n || info.call === n) return info;
+        if (info.name === n || info.id === n || callOf(info) === n) return info;
       }
       return findTool(n, true);
     }
@@ -113,7 +134,7 @@
         if (!info) return unknown(name);
         return PromiseResolve({
           name: info.name, method: info.id, description: info.description,
-          parameters: info.parameters, call: info.call || info.name,
+          parameters: info.parameters, call: callOf(info),
         });
       }),
       // list() → [{name, description, call}] of every tool.
