@@ -42,7 +42,7 @@ from typing import Any
 
 from .definition import ToolDefinition
 
-__all__ = ["from_mcp", "MCPTools", "MCPToolDefinition", "MCPServerSpec", "MCPError"]
+__all__ = ["from_mcp", "MCPTools", "MCPHandler", "MCPToolDefinition", "MCPServerSpec", "MCPError"]
 
 logger = logging.getLogger(__name__)
 
