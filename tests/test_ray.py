@@ -114,6 +114,21 @@ def ray_local(tmp_path_factory: pytest.TempPathFactory) -> Any:
     os.environ["AMLA_TEST_LEDGER"] = str(ledger_dir)
     if ray.is_initialized():
         ray.shutdown()
+    # Ray puts the driver's working directory on its workers' sys.path. Run
+    # from a source checkout, that directory's amla_sandbox/ (no compiled
+    # core unless built in place) would shadow the installed package in the
+    # actors, so the driver starts Ray from an empty directory.
+    cwd = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("ray-cwd"))
+    try:
+        _init_ray(ledger_dir)
+    finally:
+        os.chdir(cwd)
+    yield ledger_dir
+    ray.shutdown()
+
+
+def _init_ray(ledger_dir: Path) -> None:
     ray.init(
         num_cpus=2,
         include_dashboard=False,
@@ -129,8 +144,6 @@ def ray_local(tmp_path_factory: pytest.TempPathFactory) -> Any:
             }
         },
     )
-    yield ledger_dir
-    ray.shutdown()
 
 
 @pytest.fixture(scope="module")
