@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"amlasandbox/guests/shell/hostapi"
 	"amlasandbox/gocore/wire"
+	"amlasandbox/guests/shell/hostapi"
 )
 
 // ToolSpec is one entry of a case's "tools" section: a registered tool and
