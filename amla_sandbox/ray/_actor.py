@@ -127,7 +127,9 @@ class _Run:
             try:
                 # Runtime._run_sync is the loop Sandbox.execute()/shell() use;
                 # `_batch` gets the requests the script issued together.
-                res = rt._run_sync(self.code, self.language, sb._pipeline.call_sync, None, self.stdin, self._batch)
+                res = rt._run_sync(
+                    self.code, self.language, sb._pipeline.call_sync, None, self.stdin, handle_many=self._batch
+                )
                 outcome = RunFinished(stdout=res.stdout, stderr=res.stderr, error=None, success=True)
             except _Stop:
                 self._post(RunStopped(self.stopping or "stopped"))

@@ -665,11 +665,19 @@ class Runtime:
         on_output: Callable[[str], None] | None,
         stdin: str | bytes | None,
         starter: ToolPipeline | None = None,
+        *,
+        handle_many: Callable[[list[ToolRequest]], list[Answer]] | None = None,
     ) -> RunResult:
         """Run to the end, answering requests with `handle`. With `starter`,
         a request it starts (a call its handler runs elsewhere, such as on
         an MCP server) runs while the run goes on and is answered when done,
-        so calls a script issues together (Promise.all) run concurrently."""
+        so calls a script issues together (Promise.all) run concurrently.
+        With `handle_many` instead, the requests a script issued together
+        (all it made before it next waited or computed for a whole step) are
+        answered as one batch, in order (amla_sandbox.ray's actors record
+        and replay calls batch by batch)."""
+        if starter is not None and handle_many is not None:
+            raise builtins.ValueError("_run_sync takes starter or handle_many, not both")
         self._check_not_reentrant()
         self._lock.acquire()
         self._lock_owner = threading.get_ident()
@@ -678,9 +686,18 @@ class Runtime:
             run = self._run
             assert run is not None
             started: dict[concurrent.futures.Future[Any], ToolRequest] = {}
+            batch: list[ToolRequest] = []
             try:
                 while run.running:
                     ev = self._step(run, take=True)
+                    if handle_many is not None:
+                        if ev["kind"] == "request":
+                            batch.append(self._request(ev))
+                        elif batch:
+                            for req, answer in zip(batch, handle_many(batch), strict=True):
+                                self._answer(run, req.id, answer)
+                            batch = []
+                        continue
                     if ev["kind"] == "request":
                         req = self._request(ev)
                         future = starter.start(req) if starter is not None else None
