@@ -79,7 +79,12 @@ def spawn_isolated(
     source = "from _child import *\n" + textwrap.dedent(code)
     start = time.monotonic()
 
-    def limit_stack() -> None:
+    def in_child() -> None:
+        # A child inherits ignored signals across exec, and Python installs its
+        # Ctrl-C handler only when SIGINT is not ignored: a suite started in the
+        # background of a non-interactive shell would turn the Ctrl-C scenarios
+        # into hangs. Children start with the default disposition instead.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         if stack_limit is not None:
             resource.setrlimit(resource.RLIMIT_STACK, (stack_limit, resource.getrlimit(resource.RLIMIT_STACK)[1]))
 
@@ -92,7 +97,7 @@ def spawn_isolated(
         text=True,
         errors="replace",
         start_new_session=True,
-        preexec_fn=limit_stack if stack_limit is not None else None,
+        preexec_fn=in_child,
     )
     hung = False
     try:
