@@ -44,16 +44,18 @@ emit(warm_ok=True)
 
 
 def test_a_swapped_compiled_guest_is_recompiled_not_loaded(tmp_path: Path) -> None:
-    """The JavaScript guest's artifact is replaced by another valid artifact
-    (an empty module's, which wasmtime itself would load without complaint):
-    the next run compiles the guest again and works."""
+    """The guests' artifacts are replaced by another valid artifact (an
+    empty module's, which wasmtime itself would load without complaint): the
+    next runs compile the guests again and work. Both guests run, because an
+    installed package links every artifact it ships into the cache."""
     cache = tmp_path / "cache"
     script = r'''
 sb = Sandbox()
-emit(out=attempt(lambda: sb.execute("console.log(6 * 7)")))
+emit(out=attempt(lambda: sb.execute("console.log(6 * 7)")), sh=attempt(lambda: sb.shell("echo $((6 * 7))")))
 '''
     first = check_child(spawn_isolated(script, 180.0, env={"AMLA_CACHE_DIR": str(cache)}))
     assert first["out"]["value"] == "42\n", first["out"]
+    assert first["sh"]["value"] == "42\n", first["sh"]
     artifacts = sorted(cache.glob("*.cwasm"))
     assert artifacts, f"no artifact in {cache}: {list(cache.iterdir())}"
     empty = tmp_path / "empty.wasm"
@@ -74,5 +76,6 @@ emit(out=attempt(lambda: sb.execute("console.log(6 * 7)")))
         tmp.replace(art)
     second = check_child(spawn_isolated(script, 180.0, env={"AMLA_CACHE_DIR": str(cache)}))
     assert second["out"]["ok"] and second["out"]["value"] == "42\n", second["out"]
+    assert second["sh"]["ok"] and second["sh"]["value"] == "42\n", second["sh"]
     for art in artifacts:
         assert not art.exists() or art.read_bytes() != swapped, f"{art.name} is still the swapped file"
