@@ -322,7 +322,7 @@ func (r *Run) classify(p *proc, err error, runtimeLog string, memLimit int64) wi
 			// A Go guest that cannot grow its heap reports a fatal
 			// runtime error and exits 2; a C guest exits 137.
 			crashed := code == 2 && fileSize(runtimeLog) > 0
-			if (crashed || code == 137) && nearLimit {
+			if (crashed || code == 137) && nearLimit || crashed && goOutOfMemory(runtimeLog) {
 				return r.memoryResult(res, memLimit)
 			}
 			if crashed {
@@ -340,7 +340,7 @@ func (r *Run) classify(p *proc, err error, runtimeLog string, memLimit int64) wi
 			return res
 		}
 	}
-	if nearLimit {
+	if nearLimit || goOutOfMemory(runtimeLog) {
 		return r.memoryResult(res, memLimit)
 	}
 	res.ExitCode, res.ErrorKind = 1, wire.ErrKindRuntime
@@ -364,6 +364,24 @@ func (r *Run) memoryResult(res wire.Result, limit int64) wire.Result {
 			"(a child process had the %d bytes its parents left)", runLimit, limit)
 	}
 	return res
+}
+
+// goOutOfMemory reports whether a Go guest's runtime log says its runtime
+// died for want of memory. The Go runtime prints "fatal error: " and a
+// message naming out of memory ("out of memory", "runtime: out of memory",
+// "out of memory (stackalloc)", ...) when memory.grow fails, then exits 2
+// or, in some paths, traps. Such a guest can be far from the limit by the
+// memory it holds when it asks for one large block (a slice doubling), so
+// the log and not nearLimit decides. The line is looked for in the log's
+// first 64 KiB: the runtime writes it before its goroutine dump.
+func goOutOfMemory(runtimeLog string) bool {
+	for _, line := range strings.Split(readTrimmed(runtimeLog, 64<<10), "\n") {
+		msg, ok := strings.CutPrefix(line, "fatal error: ")
+		if ok && strings.Contains(msg, "out of memory") {
+			return true
+		}
+	}
+	return false
 }
 
 func fileSize(path string) int64 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +49,10 @@ func main() {
 		for {
 			sink = append(sink, make([]byte, 1<<20))
 		}
+	case "bigalloc": // bigalloc N: one block of N MiB, however little is held
+		n, _ := strconv.Atoi(arg)
+		sink = append(sink, make([]byte, n<<20))
+		fmt.Fprintln(out, "allocated", len(sink[len(sink)-1])>>20)
 	case "call": // call METHOD PARAMS
 		method, params, _ := strings.Cut(arg, " ")
 		a := hostapi.Call(tools, method, json.RawMessage(params))
