@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -85,115 +84,36 @@ func sortApplet(p *Proc, args []string) int {
 			output = o.val
 		}
 	}
-	var lines []string
+	var in wholeInput
 	for _, name := range inputs(files) {
 		f, err := p.Open(name)
 		if err != nil {
 			return p.fileErr("sort", name, err)
 		}
-		ls, err := readLines(f)
+		err = in.readFrom(f)
 		f.Close()
 		if err != nil {
 			return p.fileErr("sort", name, err)
 		}
-		lines = append(lines, ls...)
 	}
+	in.buf = nil
 	for i := range keys {
 		if !keys[i].hasOrder {
 			keys[i].order = global
 		}
 	}
-	// Decorate each line with its keys (and their numbers) once, rather
-	// than re-parsing them in every comparison.
-	type item struct {
-		line string
-		keys []string
-		nums []float64
-	}
-	orders := []sortOrder{global}
+	s := &sorter{keys: keys, sep: sep, global: global, tieBreak: !unique && !stable}
+	s.orders = []sortOrder{global}
 	if len(keys) > 0 {
-		orders = orders[:0]
+		s.orders = s.orders[:0]
 		for _, k := range keys {
-			orders = append(orders, k.order)
+			s.orders = append(s.orders, k.order)
 		}
-	}
-	decorate := func(line string) item {
-		it := item{line: line}
-		for i, o := range orders {
-			key := line
-			if len(keys) > 0 {
-				key = keys[i].extract(line, sep)
-			}
-			if o.blanks {
-				key = strings.TrimLeft(key, " \t")
-			}
-			it.keys = append(it.keys, key)
-			if o.numeric || o.general || o.human {
-				it.nums = append(it.nums, sortNumber(key, o))
-			} else {
-				it.nums = append(it.nums, 0)
-			}
-		}
-		return it
-	}
-	cmp := func(a, b item) int {
-		for i, o := range orders {
-			var c int
-			if o.numeric || o.general || o.human {
-				switch x, y := a.nums[i], b.nums[i]; {
-				case x < y:
-					c = -1
-				case x > y:
-					c = 1
-				}
-				if o.reverse {
-					c = -c
-				}
-			} else {
-				c = compareBy(a.keys[i], b.keys[i], o)
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		if unique || stable {
-			return 0
-		}
-		// Last resort: the whole lines, byte-wise, honouring -r.
-		c := strings.Compare(a.line, b.line)
-		if global.reverse {
-			c = -c
-		}
-		return c
-	}
-	items := make([]item, len(lines))
-	for i, l := range lines {
-		items[i] = decorate(l)
 	}
 	if check {
-		for i := 1; i < len(items); i++ {
-			if c := cmp(items[i-1], items[i]); c > 0 || unique && c == 0 {
-				p.errorf("sort", "%s:%d: disorder: %s", displayName(inputs(files)[0]), i+1, lines[i])
-				return 1
-			}
-		}
-		return 0
+		return s.check(p, &in, unique, displayName(inputs(files)[0]))
 	}
-	if unique || stable {
-		slices.SortStableFunc(items, cmp)
-	} else {
-		// cmp is a total order here (the last resort compares whole
-		// lines), so equal items are equal lines and stability buys
-		// nothing; pdqsort is much faster than the stable merge.
-		slices.SortFunc(items, cmp)
-	}
-	if unique {
-		items = slices.CompactFunc(items, func(a, b item) bool { return cmp(a, b) == 0 })
-	}
-	lines = lines[:0]
-	for _, it := range items {
-		lines = append(lines, it.line)
-	}
+	lines := s.sort(&in, unique)
 	w := p.Stdout
 	if output != "" {
 		f, err := p.Create(output, false)
@@ -204,8 +124,9 @@ func sortApplet(p *Proc, args []string) int {
 		w = f
 	}
 	out := bufio.NewWriter(w)
-	for _, l := range lines {
-		if _, err := out.WriteString(l + "\n"); err != nil {
+	for l := range lines {
+		out.WriteString(l)
+		if err := out.WriteByte('\n'); err != nil {
 			return p.writeFailed("sort", err)
 		}
 	}
@@ -278,63 +199,96 @@ func parseSortKey(s string) (sortKey, error) {
 	return k, nil
 }
 
-// fields splits a line as sort does: with sep on each sep; without, each
-// field is a run of blanks followed by non-blanks.
-func sortFields(line, sep string) []string {
-	if sep != "" {
-		return strings.Split(line, sep)
-	}
-	var fields []string
-	i := 0
-	for i < len(line) {
-		j := i
-		for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
-			j++
-		}
-		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
-			j++
-		}
-		fields = append(fields, line[i:j])
-		i = j
-	}
-	return fields
+// sortFields walks the fields of a line as sort splits them: with a
+// separator, at each separator; without, each field is a run of blanks
+// followed by non-blanks.
+type sortFields struct {
+	line, sep string
+	pos       int
+	done      bool
 }
 
-// extract returns the part of line the key looks at.
+// next returns the bounds of the next field, ok false past the last.
+func (f *sortFields) next() (start, end int, ok bool) {
+	if f.done {
+		return 0, 0, false
+	}
+	start = f.pos
+	if f.sep != "" {
+		if i := strings.Index(f.line[start:], f.sep); i >= 0 {
+			end = start + i
+			f.pos = end + len(f.sep)
+		} else {
+			end = len(f.line)
+			f.done = true
+		}
+		return start, end, true
+	}
+	if start >= len(f.line) {
+		f.done = true
+		return 0, 0, false
+	}
+	end = start
+	for end < len(f.line) && (f.line[end] == ' ' || f.line[end] == '\t') {
+		end++
+	}
+	for end < len(f.line) && f.line[end] != ' ' && f.line[end] != '\t' {
+		end++
+	}
+	f.pos = end
+	return start, end, true
+}
+
+// skipBlanks returns i moved past the blanks at line[i:end].
+func skipBlanks(line string, i, end int) int {
+	for i < end && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// extract returns the part of line the key looks at: a substring of it,
+// from the start field (its leading blanks dropped under -b, or with a
+// start character and no separator), less startChar-1 characters, to
+// the end of the end field (the line's last field when there is none,
+// or it is past the last), cut after endChar characters of that field.
 func (k sortKey) extract(line, sep string) string {
-	fields := sortFields(line, sep)
-	if k.startField > len(fields) {
+	f := sortFields{line: line, sep: sep}
+	var fs, fe int
+	for n := 0; n < k.startField; n++ {
+		var ok bool
+		if fs, fe, ok = f.next(); !ok {
+			return ""
+		}
+	}
+	if k.endField > 0 && k.endField < k.startField {
 		return ""
 	}
-	from := fields[k.startField-1]
+	from := fs
 	if k.order.blanks || sep == "" && k.startChar > 0 {
-		from = strings.TrimLeft(from, " \t")
+		from = skipBlanks(line, from, fe)
 	}
 	if k.startChar > 1 {
-		from = from[min(k.startChar-1, len(from)):]
+		from += min(k.startChar-1, fe-from)
 	}
-	endField := k.endField
-	if endField == 0 || endField > len(fields) {
-		endField = len(fields)
-	}
-	if endField < k.startField {
-		return ""
-	}
-	parts := []string{from}
-	parts = append(parts, fields[k.startField:endField]...)
-	joiner := sep
-	s := strings.Join(parts, joiner)
-	if k.endField > 0 && k.endChar > 0 && k.endField <= len(fields) {
-		last := fields[k.endField-1]
-		if k.endField == k.startField {
-			last = from
-		} else if sep == "" {
-			last = strings.TrimLeft(last, " \t")
+	// The end field: its start (where endChar counts from) and end.
+	ls, le := from, fe
+	endIsField := k.endField == k.startField
+	for n := k.startField; k.endField == 0 || n < k.endField; n++ {
+		s, e, ok := f.next()
+		if !ok {
+			break
 		}
-		cut := len(last) - min(k.endChar, len(last))
-		s = s[:len(s)-cut]
+		ls, le = s, e
+		if sep == "" {
+			ls = skipBlanks(line, s, e)
+		}
+		endIsField = n+1 == k.endField
 	}
-	return s
+	if k.endField > 0 && k.endChar > 0 && endIsField {
+		le = ls + min(k.endChar, le-ls)
+	}
+	return line[from:le]
 }
 
 // compareBy compares two keys under one set of ordering options.
@@ -355,7 +309,7 @@ func compareBy(a, b string, o sortOrder) int {
 	case o.version:
 		c = compareVersions(a, b)
 	case o.fold:
-		c = strings.Compare(strings.ToUpper(a), strings.ToUpper(b))
+		c = foldCompare(a, b)
 	default:
 		c = strings.Compare(a, b)
 	}
