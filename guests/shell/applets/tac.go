@@ -2,7 +2,7 @@ package applets
 
 import (
 	"bufio"
-	"io"
+	"bytes"
 	"regexp"
 	"strings"
 )
@@ -50,11 +50,17 @@ func tacApplet(p *Proc, args []string) int {
 			status = 1
 			continue
 		}
-		data, err := io.ReadAll(f)
+		data, err := readWhole(f)
 		f.Close()
 		if err != nil {
 			p.errorf("tac", "%s: read error: %s", name, ErrText(err))
 			status = 1
+			continue
+		}
+		if re == nil {
+			if err := tacLiteral(out, data, sep, before); err != nil {
+				return p.writeFailed("tac", err)
+			}
 			continue
 		}
 		text := string(data)
@@ -105,4 +111,35 @@ func tacApplet(p *Proc, args []string) int {
 		return p.writeFailed("tac", err)
 	}
 	return status
+}
+
+// tacLiteral writes data's records in reverse order when the separator
+// is the literal sep, straight from data and from the end, as GNU tac
+// looks for them: where matches of a separator could overlap ("xx" in
+// "xxx"), the rightmost one counts.
+func tacLiteral(out *bufio.Writer, data []byte, sep string, before bool) error {
+	m := len(sep)
+	for end := len(data); end > 0; {
+		var start int
+		if before {
+			// A record starts at its separator; the text before the
+			// first separator is a record when it is not empty.
+			start = max(bytes.LastIndex(data[:end], []byte(sep)), 0)
+		} else {
+			// A record ends with its separator (the last one may have
+			// none) and starts after the one before.
+			search := end
+			if bytes.HasSuffix(data[:end], []byte(sep)) {
+				search = end - m
+			}
+			if i := bytes.LastIndex(data[:search], []byte(sep)); i >= 0 {
+				start = i + m
+			}
+		}
+		if _, err := out.Write(data[start:end]); err != nil {
+			return err
+		}
+		end = start
+	}
+	return nil
 }

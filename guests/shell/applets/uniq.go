@@ -87,7 +87,7 @@ func uniqApplet(p *Proc, args []string) int {
 		return s
 	}
 	out := bufio.NewWriter(w)
-	var cur string
+	var cur, curKey string // the run's first line and its key, made once per run
 	n := 0
 	flush := func() error {
 		if n == 0 || repeated && n < 2 || unique && n > 1 {
@@ -96,20 +96,21 @@ func uniqApplet(p *Proc, args []string) int {
 		var err error
 		if count {
 			_, err = fmt.Fprintf(out, "%7d %s\n", n, cur)
-		} else {
-			_, err = out.WriteString(cur + "\n")
+		} else if _, err = out.WriteString(cur); err == nil {
+			err = out.WriteByte('\n')
 		}
 		return err
 	}
 	err = eachLine(f, func(line string) error {
-		if n > 0 && key(line) == key(cur) {
+		k := key(line)
+		if n > 0 && k == curKey {
 			n++
 			return nil
 		}
 		if err := flush(); err != nil {
 			return err
 		}
-		cur, n = line, 1
+		cur, curKey, n = line, k, 1
 		return nil
 	})
 	if err == nil {
