@@ -113,7 +113,17 @@ func sortApplet(p *Proc, args []string) int {
 	if check {
 		return s.check(p, &in, unique, displayName(inputs(files)[0]))
 	}
-	lines := s.sort(&in, unique)
+	held := in.held()
+	status := s.writeSorted(p, &in, unique, output)
+	in = wholeInput{}
+	collectAfter(held)
+	return status
+}
+
+// writeSorted sorts the input and writes it to output, or to stdout when
+// output is "".
+func (s *sorter) writeSorted(p *Proc, in *wholeInput, unique bool, output string) int {
+	lines := s.sort(in, unique)
 	w := p.Stdout
 	if output != "" {
 		f, err := p.Create(output, false)

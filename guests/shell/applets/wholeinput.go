@@ -3,7 +3,10 @@ package applets
 import (
 	"bytes"
 	"io"
+	"math"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 )
 
@@ -86,6 +89,29 @@ func (w *wholeInput) strings() []string {
 	lines := make([]string, 0, w.lines)
 	w.each(func(l string) { lines = append(lines, l) })
 	return lines
+}
+
+// held estimates the memory an applet holds for this input while it
+// works: the lines' bytes and a string header beside each.
+func (w *wholeInput) held() int64 {
+	n := int64(w.lines) * 16
+	for _, c := range w.chunks {
+		n += int64(len(c))
+	}
+	return n
+}
+
+// collectAfter runs the collector once an applet that held held bytes for
+// its whole input has let go of them, when that is more than an eighth of
+// the heap's soft limit. The guest collects only near that limit
+// (cmd/guest), so without this a loop of large sorts piles up each one's
+// input and arrays as garbage and the next sort's arrays must fit beside
+// them; a collection of a heap that is mostly garbage costs little next
+// to reading and sorting that much.
+func collectAfter(held int64) {
+	if lim := debug.SetMemoryLimit(-1); lim != math.MaxInt64 && held > lim/8 {
+		runtime.GC()
+	}
 }
 
 // readWhole reads r to its end. A regular file is read into a buffer of
