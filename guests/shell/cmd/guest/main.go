@@ -89,15 +89,7 @@ func run() int {
 		return 70
 	}
 	if in.MemoryLimit > 0 {
-		// Keep the heap goal a little under the limit: at the limit the Go
-		// runtime cannot grow and dies; near it the collector works harder.
-		debug.SetMemoryLimit(in.MemoryLimit * 3 / 4)
-		// And collect only then: a run is short and its instance is reset
-		// or replaced afterwards, so garbage costs only the memory it
-		// takes, which the limit bounds, while collecting as the heap grows
-		// (and the write barriers that come with it) cost large jq and
-		// text runs half their time (docs/performance.md).
-		debug.SetGCPercent(-1)
+		applyGCPolicy(in.MemoryLimit)
 	}
 	g := newGuest(in)
 	if in.Language != wire.LangShell {
@@ -190,4 +182,26 @@ func (g *guest) nodeApplet(p *applets.Proc, args []string) int {
 		fmt.Fprintln(p.Stderr, "node:", res.Error)
 	}
 	return res.ExitCode
+}
+
+// applyGCPolicy sets the Go collector for a run whose guest may hold
+// limit bytes of linear memory: off (GOGC=-1) until the heap nears a soft
+// limit of three quarters of limit, where it collects.
+//
+// Off, because a run is short and its instance is reset or replaced
+// afterwards: collecting as the heap grows (and the write barriers that
+// come with it) cost the 10 MB text pipeline and the 5 MB jq run a third
+// to half of their time, and GOGC=100..400 still cost sort 10-25%
+// (docs/performance.md). Three quarters, because a soft limit is where
+// the collector runs again and again once the live data nears it: at half
+// the limit, byte-sorting 3M lines at memory_limit=256 MiB took 8 s
+// instead of 2.7 s. Wasm memory never shrinks, so the quarter above the
+// soft limit is what a large block (a slice doubling, sort's arrays) has
+// when the heap is full of garbage; the applets that hold their whole
+// input keep it lean and collect after themselves (applets.collectAfter)
+// so that a loop of big sorts does not pile up garbage. A guest that runs
+// out all the same ends with MemoryLimitError (gocore/host, classify).
+func applyGCPolicy(limit int64) {
+	debug.SetMemoryLimit(limit * 3 / 4)
+	debug.SetGCPercent(-1)
 }
