@@ -67,7 +67,7 @@ func (s *sorter) sort(in *wholeInput, unique bool) iter.Seq[string] {
 		return slices.Values(lines)
 	case len(s.keys) == 0 && !numericOrder(o):
 		lines := in.strings()
-		cmp := func(a, b string) int { return s.compareFrom(a, b, 0) }
+		cmp := func(a, b string) int { return s.compare(a, b) }
 		sortBy(lines, cmp, s.tieBreak)
 		if unique {
 			lines = slices.CompactFunc(lines, func(a, b string) bool { return cmp(a, b) == 0 })
@@ -166,7 +166,7 @@ func (s *sorter) check(p *Proc, in *wholeInput, unique bool, name string) int {
 			return
 		}
 		if n > 1 {
-			if c := s.compareFrom(prev, l, 0); c > 0 || unique && c == 0 {
+			if c := s.compare(prev, l); c > 0 || unique && c == 0 {
 				p.errorf("sort", "%s:%d: disorder: %s", name, n, l)
 				status = 1
 			}
@@ -189,19 +189,12 @@ func (s *sorter) key(line string, i int) string {
 	return k
 }
 
-// compareFrom compares two lines under the orders from the from'th on,
-// then by the tie-break.
-func (s *sorter) compareFrom(a, b string, from int) int {
-	for i := from; i < len(s.orders); i++ {
-		o := s.orders[i]
-		ka, kb := s.key(a, i), s.key(b, i)
-		var c int
-		if numericOrder(o) {
-			c = compareNums(sortNumber(ka, o), sortNumber(kb, o), o.reverse)
-		} else {
-			c = compareBy(ka, kb, o)
-		}
-		if c != 0 {
+// compare compares two lines under every order, then by the tie-break,
+// reading keys and numbers from the lines at each call: the order the
+// faster layouts of sort must agree with.
+func (s *sorter) compare(a, b string) int {
+	for i := range s.orders {
+		if c := compareKeys(s.keyVal(a, i), s.keyVal(b, i), s.orders[i]); c != 0 {
 			return c
 		}
 	}

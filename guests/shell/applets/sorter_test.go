@@ -229,7 +229,7 @@ func TestSorterPathsAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := in.strings()
-		cmp := func(a, b string) int { return s.compareFrom(a, b, 0) }
+		cmp := func(a, b string) int { return s.compare(a, b) }
 		slices.SortStableFunc(want, cmp)
 		if unique {
 			want = slices.CompactFunc(want, func(a, b string) bool { return cmp(a, b) == 0 })
