@@ -53,6 +53,7 @@ def test_input_too_big_for_64_mib_is_a_memory_limit_error(command: str) -> None:
         msg = str(info.value)
         assert "memory_limit=67108864" in msg
         assert "goroutine" not in msg and "wasm trap" not in msg
+        assert "goroutine" not in sb.last_stderr and "fatal error" not in sb.last_stderr
         # The sandbox is usable afterwards.
         assert sb.shell("seq 1 5 | sort -rn | head -1") == "5\n"
 
