@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"regexp"
-	"strings"
 )
 
 const tacUsage = "tac [-b] [-r] [-s SEP] [FILE]..."
@@ -63,46 +62,32 @@ func tacApplet(p *Proc, args []string) int {
 			}
 			continue
 		}
-		text := string(data)
-		// Where each separator is: [start, end) pairs.
-		var seps [][]int
-		if re != nil {
-			seps = re.FindAllStringIndex(text, -1)
-		} else {
-			for i := 0; ; {
-				j := strings.Index(text[i:], sep)
-				if j < 0 {
-					break
-				}
-				seps = append(seps, []int{i + j, i + j + len(sep)})
-				i += j + len(sep)
-			}
-		}
-		// Cut the text into records at the separators.
-		var records []string
+		// With -r: cut the input into records, [start, end) pairs, at
+		// the separator's matches, and write them from the last.
+		var records [][2]int
 		start := 0
-		for _, s := range seps {
-			if s[1] == s[0] {
+		for _, m := range re.FindAllIndex(data, -1) {
+			if m[1] == m[0] {
 				continue
 			}
 			if before {
-				if s[0] > start || start == 0 && s[0] == 0 {
-					records = append(records, text[start:s[0]])
+				if m[0] > start || start == 0 && m[0] == 0 {
+					records = append(records, [2]int{start, m[0]})
 				}
-				start = s[0]
+				start = m[0]
 			} else {
-				records = append(records, text[start:s[1]])
-				start = s[1]
+				records = append(records, [2]int{start, m[1]})
+				start = m[1]
 			}
 		}
-		if start < len(text) {
-			records = append(records, text[start:])
+		if start < len(data) {
+			records = append(records, [2]int{start, len(data)})
 		}
-		if before && len(records) > 0 && records[0] == "" {
+		if before && len(records) > 0 && records[0][0] == records[0][1] {
 			records = records[1:]
 		}
 		for i := len(records) - 1; i >= 0; i-- {
-			if _, err := out.WriteString(records[i]); err != nil {
+			if _, err := out.Write(data[records[i][0]:records[i][1]]); err != nil {
 				return p.writeFailed("tac", err)
 			}
 		}
