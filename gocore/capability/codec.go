@@ -169,6 +169,13 @@ func CapabilityFromValue(v any) (MethodCapability, error) {
 	if x, ok := o.Get("input_schema"); ok {
 		m.InputSchema = x
 	}
+	if x, ok := o.Get("requires_approval"); ok && x != nil {
+		b, isBool := x.(bool)
+		if !isBool {
+			return m, fmt.Errorf("capability: 'requires_approval' must be a bool, got %s", TypeName(x))
+		}
+		m.RequiresApproval = b
+	}
 	if x, ok := o.Get("kind"); ok && x != nil {
 		k, isStr := x.(string)
 		if !isStr || (k != MethodCapabilityType && k != ToolCallCapType) {

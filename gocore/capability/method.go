@@ -29,6 +29,9 @@ type MethodCapability struct {
 	MaxCalls      *int64        `json:"max_calls,omitempty"`
 	InputSchema   any           `json:"input_schema,omitempty"`
 	Kind          string        `json:"kind,omitempty"`
+	// RequiresApproval: a call this capability allows still waits for a
+	// human's approval before its handler runs (approval.go).
+	RequiresApproval bool `json:"requires_approval,omitempty"`
 }
 
 // Key names the capability's budget in its own format: "cap:method:" +
@@ -82,13 +85,17 @@ func (m MethodCapability) checkConstraints(params any) error {
 // IsSubsetOf reports whether m grants no more than parent: its pattern is a
 // subset, parent's constraints subsume m's, and m's budget fits in
 // parent's (an unlimited parent takes anything; a limited parent needs a
-// limited child with MaxCalls <= parent's). InputSchema and Kind are
-// ignored.
+// limited child with MaxCalls <= parent's), and it requires approval
+// where parent does. InputSchema and Kind are ignored.
 func (m MethodCapability) IsSubsetOf(parent MethodCapability) bool {
 	if !PatternIsSubset(m.MethodPattern, parent.MethodPattern) {
 		return false
 	}
 	if !parent.Constraints.Subsumes(m.Constraints) {
+		return false
+	}
+	// Approval narrows: a child must ask whenever its parent asks.
+	if parent.RequiresApproval && !m.RequiresApproval {
 		return false
 	}
 	if parent.MaxCalls == nil {

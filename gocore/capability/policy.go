@@ -160,11 +160,18 @@ type constraintFailure struct {
 // decideValue runs the procedure of §2.7. Params are decoded only if a
 // capability with constraints matches.
 func (p *Policy) decideValue(method string, load func() any, consume bool) error {
+	_, err := p.decideCap(method, load, consume)
+	return err
+}
+
+// decideCap is decideValue that also returns the capability that allowed
+// the call (nil when it was refused).
+func (p *Policy) decideCap(method string, load func() any, consume bool) (*MethodCapability, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 
 	if p.grants != nil && !matchesAny(method, p.grants) {
-		return &CapabilityError{
+		return nil, &CapabilityError{
 			Message: "PCA does not grant method '" + method + "'. Granted patterns: " + reprStrings(p.grants),
 		}
 	}
@@ -185,7 +192,7 @@ func (p *Policy) decideValue(method string, load func() any, consume bool) error
 			}
 			if err := c.Constraints.evaluate(params); err != nil {
 				if _, ok := err.(ConstraintError); !ok {
-					return err // unknown constraint type: a configuration error
+					return nil, err // unknown constraint type: a configuration error
 				}
 				failures = append(failures, constraintFailure{c.MethodPattern, err.Error(), err})
 				continue
@@ -208,15 +215,15 @@ func (p *Policy) decideValue(method string, load func() any, consume bool) error
 				b.left--
 			}
 		}
-		return nil
+		return &c, nil
 	}
 
 	switch {
 	case exhausted != nil:
-		return exhausted
+		return nil, exhausted
 	case len(failures) == 1:
 		f := failures[0]
-		return &CapabilityError{
+		return nil, &CapabilityError{
 			Message: "Method '" + method + "' matched pattern '" + f.pattern + "' but failed constraint check: " + f.message,
 			Cause:   f.cause,
 		}
@@ -225,7 +232,7 @@ func (p *Policy) decideValue(method string, load func() any, consume bool) error
 		for i, f := range failures {
 			parts[i] = "'" + f.pattern + "': " + f.message
 		}
-		return &CapabilityError{
+		return nil, &CapabilityError{
 			Message: "Method '" + method + "' matched patterns but failed constraint checks: " + strings.Join(parts, "; "),
 			Cause:   failures[0].cause,
 		}
@@ -234,7 +241,7 @@ func (p *Policy) decideValue(method string, load func() any, consume bool) error
 	for i, c := range p.caps {
 		patterns[i] = c.MethodPattern
 	}
-	return &CapabilityError{
+	return nil, &CapabilityError{
 		Message: "No capability authorizes method '" + method + "'. Available patterns: " + reprStrings(patterns),
 	}
 }
