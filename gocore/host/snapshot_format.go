@@ -1,0 +1,479 @@
+package host
+
+// The snapshot format: a sandbox's files (/tmp and /workspace) and its
+// budgets, as one byte string (docs/durable.md gives the layout).
+//
+//	magic "AMLASNAP" · version (1 byte)
+//	records, each a tag byte:
+//	  1 directory: path · mode · mtime
+//	  2 file:      path · mode · mtime · size · method · data
+//	               (method 0: size bytes as they are; 1: uvarint length,
+//	               then that many bytes of DEFLATE that inflate to size)
+//	  3 budget:    key · calls left
+//	  0 end
+//	files digest (32 bytes) · SHA-256 of every byte before it (32 bytes)
+//
+// Integers are varints (encoding/binary; mtime is signed nanoseconds since
+// 1970), strings a uvarint length and UTF-8 bytes. Paths are relative,
+// "/"-separated, start with "tmp" or "workspace", and appear in canonical
+// order: a depth-first walk with each directory's entries sorted by name,
+// which is also the order in which the host walks a sandbox. So a path
+// appears once, after its parent. The files digest is the SHA-256 of the
+// records in their stored form (filesDigest), the identity of the files'
+// state whether or not a snapshot compresses them.
+//
+// Parsing is strict: anything not exactly this is an error that names the
+// byte offset or the path at fault, and nothing is written before the
+// whole snapshot has been checked (restore).
+
+import (
+	"bytes"
+	"compress/flate"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"amlasandbox/gocore/wire"
+)
+
+const (
+	snapMagic   = "AMLASNAP"
+	snapVersion = 1
+
+	recEnd    = 0
+	recDir    = 1
+	recFile   = 2
+	recBudget = 3
+
+	methodStored  = 0
+	methodDeflate = 1
+
+	// Bounds every reader of a sandbox's files holds to, in line with
+	// what Linux filesystems allow.
+	maxPathBytes      = 4096
+	maxComponentBytes = 255
+	maxKeyBytes       = 4096
+)
+
+// ErrSnapshot is wrapped by every error about a snapshot's bytes.
+var ErrSnapshot = errors.New("invalid snapshot")
+
+func snapErr(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrSnapshot, fmt.Sprintf(format, a...))
+}
+
+// snapEntry is one directory or file of a snapshot.
+type snapEntry struct {
+	path  string // "tmp/a/b"
+	dir   bool
+	mode  uint32 // permission bits
+	mtime int64  // nanoseconds since 1970
+	size  int64
+	// For a parsed file: its method and its data as stored.
+	method byte
+	data   []byte
+}
+
+// guestPath is how the guest names p ("/workspace/a").
+func guestPath(p string) string { return "/" + p }
+
+// checkSnapPath refuses a path that is not relative, clean and under tmp
+// or workspace.
+func checkSnapPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("empty path")
+	case len(p) > maxPathBytes:
+		return fmt.Errorf("path longer than %d bytes", maxPathBytes)
+	case !utf8.ValidString(p):
+		return errors.New("path is not valid UTF-8")
+	case strings.ContainsRune(p, 0):
+		return errors.New("path contains NUL")
+	case strings.HasPrefix(p, "/"):
+		return errors.New("absolute path")
+	}
+	parts := strings.Split(p, "/")
+	if parts[0] != "tmp" && parts[0] != "workspace" {
+		return fmt.Errorf("path outside /tmp and /workspace (first component %q)", parts[0])
+	}
+	for _, c := range parts {
+		switch {
+		case c == "" || c == "." || c == "..":
+			return fmt.Errorf("path component %q", c)
+		case len(c) > maxComponentBytes:
+			return fmt.Errorf("path component longer than %d bytes", maxComponentBytes)
+		}
+	}
+	return nil
+}
+
+// pathLess orders paths as a depth-first walk with sorted entries does:
+// component by component.
+func pathLess(a, b string) bool {
+	for {
+		ai, bi := strings.IndexByte(a, '/'), strings.IndexByte(b, '/')
+		ac, bc := a, b
+		if ai >= 0 {
+			ac = a[:ai]
+		}
+		if bi >= 0 {
+			bc = b[:bi]
+		}
+		if ac != bc {
+			return ac < bc
+		}
+		if ai < 0 || bi < 0 {
+			return ai < 0 && bi >= 0 // a is b's ancestor
+		}
+		a, b = a[ai+1:], b[bi+1:]
+	}
+}
+
+func parentOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// digestWriter feeds the canonical (stored) form of entries to a hash:
+// the files digest.
+type digestWriter struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func newDigestWriter() *digestWriter { return &digestWriter{h: sha256.New()} }
+
+// header hashes an entry's record up to its data.
+func (d *digestWriter) header(e *snapEntry) {
+	d.buf = appendEntryHeader(d.buf[:0], e)
+	if !e.dir {
+		d.buf = append(d.buf, methodStored)
+	}
+	d.h.Write(d.buf)
+}
+
+func (d *digestWriter) sum() (out [32]byte) {
+	copy(out[:], d.h.Sum(nil))
+	return out
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// appendEntryHeader writes an entry's tag, path, mode, mtime and, for a
+// file, its size.
+func appendEntryHeader(b []byte, e *snapEntry) []byte {
+	tag := byte(recFile)
+	if e.dir {
+		tag = recDir
+	}
+	b = append(b, tag)
+	b = appendString(b, e.path)
+	b = binary.AppendUvarint(b, uint64(e.mode))
+	b = binary.AppendVarint(b, e.mtime)
+	if !e.dir {
+		b = binary.AppendUvarint(b, uint64(e.size))
+	}
+	return b
+}
+
+// snapReader reads the fields of a snapshot or journal, refusing to read
+// past its end.
+type snapReader struct {
+	b   []byte
+	off int
+	// what is named in errors: "snapshot" or "journal".
+	what string
+	err  func(string, ...any) error
+}
+
+func (r *snapReader) fail(field string) error {
+	return r.err("%s truncated or damaged at byte %d (reading %s)", r.what, r.off, field)
+}
+
+func (r *snapReader) byte1(field string) (byte, error) {
+	if r.off >= len(r.b) {
+		return 0, r.fail(field)
+	}
+	c := r.b[r.off]
+	r.off++
+	return c, nil
+}
+
+func (r *snapReader) uvarint(field string) (uint64, error) {
+	v, n := binary.Uvarint(r.b[r.off:])
+	if n <= 0 {
+		return 0, r.fail(field)
+	}
+	r.off += n
+	return v, nil
+}
+
+func (r *snapReader) varint(field string) (int64, error) {
+	v, n := binary.Varint(r.b[r.off:])
+	if n <= 0 {
+		return 0, r.fail(field)
+	}
+	r.off += n
+	return v, nil
+}
+
+// bytesN returns the next n bytes (a view, not a copy).
+func (r *snapReader) bytesN(n uint64, field string) ([]byte, error) {
+	if n > uint64(len(r.b)-r.off) {
+		return nil, r.err("%s truncated at byte %d: %s needs %d bytes, %d are left", r.what, r.off, field, n, len(r.b)-r.off)
+	}
+	v := r.b[r.off : r.off+int(n)]
+	r.off += int(n)
+	return v, nil
+}
+
+// str reads a string of at most max bytes.
+func (r *snapReader) str(max uint64, field string) (string, error) {
+	n, err := r.uvarint(field)
+	if err != nil {
+		return "", err
+	}
+	if n > max {
+		return "", r.err("%s at byte %d: %s is %d bytes, more than %d", r.what, r.off, field, n, max)
+	}
+	b, err := r.bytesN(n, field)
+	return string(b), err
+}
+
+// checkTrailer verifies the SHA-256 trailer of data (magic, version and
+// the digest) and returns the bytes it covers.
+func checkTrailer(data []byte, magic string, version byte, what string, mkErr func(string, ...any) error) ([]byte, error) {
+	if len(data) < len(magic)+1+sha256.Size {
+		return nil, mkErr("%d bytes are too few for an amla-sandbox %s", len(data), what)
+	}
+	if string(data[:len(magic)]) != magic {
+		return nil, mkErr("not an amla-sandbox %s (it does not start with %q)", what, magic)
+	}
+	if v := data[len(magic)]; v != version {
+		return nil, mkErr("%s format version %d is not supported (this build reads version %d)", what, v, version)
+	}
+	body := data[:len(data)-sha256.Size]
+	sum := sha256.Sum256(body)
+	if !bytes.Equal(sum[:], data[len(body):]) {
+		return nil, mkErr("%s digest mismatch: its bytes are damaged, truncated or were changed (SHA-256 %x, trailer says %x)",
+			what, sum[:8], data[len(body):len(body)+8])
+	}
+	return body, nil
+}
+
+// parsedSnapshot is a snapshot that passed every check but the files
+// digest, which needs the data inflated (restore checks it as it writes).
+type parsedSnapshot struct {
+	entries []snapEntry
+	budgets map[string]int64
+	digest  [32]byte
+	// cost is what the disk quota charges for the files once restored
+	// (diskUsage of a sandbox holding them).
+	cost int64
+}
+
+// parseSnapshot checks data and returns its records. It inflates nothing:
+// a compressed file's declared size is checked against the quota before
+// any byte of it is inflated, and inflating stops at that size.
+func parseSnapshot(data []byte) (*parsedSnapshot, error) {
+	body, err := checkTrailer(data, snapMagic, snapVersion, "snapshot", snapErr)
+	if err != nil {
+		return nil, err
+	}
+	r := &snapReader{b: body, off: len(snapMagic) + 1, what: "snapshot", err: snapErr}
+	ps := &parsedSnapshot{budgets: map[string]int64{}}
+	// The root directory of the sandbox is an entry of the quota too.
+	ps.cost = wire.DiskEntryCost
+	dirs := map[string]bool{}
+	prev, prevKey := "", ""
+	seenBudget := false
+	for {
+		at := r.off
+		tag, err := r.byte1("record tag")
+		if err != nil {
+			return nil, err
+		}
+		if tag == recEnd {
+			break
+		}
+		switch tag {
+		case recDir, recFile:
+			if seenBudget {
+				return nil, snapErr("snapshot at byte %d: a file record after the budgets", at)
+			}
+			e := snapEntry{dir: tag == recDir}
+			if e.path, err = r.str(maxPathBytes, "path"); err != nil {
+				return nil, err
+			}
+			if err := checkSnapPath(e.path); err != nil {
+				return nil, snapErr("snapshot at byte %d: %s: %v", at, quote(e.path), err)
+			}
+			if prev != "" && !pathLess(prev, e.path) {
+				return nil, snapErr("snapshot: %s comes after %s (entries must be unique and in walk order)", quote(e.path), quote(prev))
+			}
+			parent := parentOf(e.path)
+			if parent == "" {
+				if !e.dir {
+					return nil, snapErr("snapshot: %s must be a directory", quote(e.path))
+				}
+			} else if !dirs[parent] {
+				return nil, snapErr("snapshot: %s comes before its directory %s", quote(e.path), quote(parent))
+			}
+			mode, err := r.uvarint("mode")
+			if err != nil {
+				return nil, err
+			}
+			need := uint64(0o600)
+			if e.dir {
+				need = 0o700
+			}
+			if mode > 0o777 || mode&need != need {
+				return nil, snapErr("snapshot: %s has mode %#o (want permission bits only, with the owner's %#o)", quote(e.path), mode, need)
+			}
+			e.mode = uint32(mode)
+			if e.mtime, err = r.varint("mtime"); err != nil {
+				return nil, err
+			}
+			ps.cost += wire.DiskEntryCost
+			if e.dir {
+				dirs[e.path] = true
+			} else {
+				size, err := r.uvarint("size")
+				if err != nil {
+					return nil, err
+				}
+				if size > 1<<62 {
+					return nil, snapErr("snapshot: %s declares %d bytes", quote(e.path), size)
+				}
+				e.size = int64(size)
+				ps.cost += roundBlock(e.size)
+				if ps.cost < 0 {
+					return nil, snapErr("snapshot: the files' sizes overflow")
+				}
+				if e.method, err = r.byte1("method"); err != nil {
+					return nil, err
+				}
+				switch e.method {
+				case methodStored:
+					e.data, err = r.bytesN(size, "file data of "+quote(e.path))
+				case methodDeflate:
+					var n uint64
+					if n, err = r.uvarint("compressed length"); err == nil {
+						e.data, err = r.bytesN(n, "compressed data of "+quote(e.path))
+					}
+				default:
+					return nil, snapErr("snapshot: %s has unknown method %d", quote(e.path), e.method)
+				}
+				if err != nil {
+					return nil, err
+				}
+			}
+			prev = e.path
+			ps.entries = append(ps.entries, e)
+		case recBudget:
+			seenBudget = true
+			key, err := r.str(maxKeyBytes, "budget key")
+			if err != nil {
+				return nil, err
+			}
+			if prevKey != "" && key <= prevKey {
+				return nil, snapErr("snapshot: budget %q comes after %q (keys must be unique and sorted)", key, prevKey)
+			}
+			n, err := r.uvarint("budget of " + key)
+			if err != nil {
+				return nil, err
+			}
+			if n > 1<<62 {
+				return nil, snapErr("snapshot: budget %q of %d calls", key, n)
+			}
+			ps.budgets[key] = int64(n)
+			prevKey = key
+		default:
+			return nil, snapErr("snapshot at byte %d: unknown record type %d", at, tag)
+		}
+	}
+	for _, top := range []string{"tmp", "workspace"} {
+		if !dirs[top] {
+			return nil, snapErr("snapshot has no %s directory", guestPath(top))
+		}
+	}
+	d, err := r.bytesN(32, "files digest")
+	if err != nil {
+		return nil, err
+	}
+	copy(ps.digest[:], d)
+	if r.off != len(body) {
+		return nil, snapErr("snapshot has %d bytes after its end", len(body)-r.off)
+	}
+	return ps, nil
+}
+
+// roundBlock is size rounded up to whole quota blocks.
+func roundBlock(size int64) int64 {
+	return (size + wire.DiskEntryCost - 1) / wire.DiskEntryCost * wire.DiskEntryCost
+}
+
+func quote(p string) string { return fmt.Sprintf("%q", guestPath(p)) }
+
+// openData returns a reader of a parsed file's contents that yields
+// exactly e.size bytes or an error.
+func (e *snapEntry) openData() io.Reader {
+	if e.method == methodStored {
+		return bytes.NewReader(e.data)
+	}
+	return &exactReader{r: flate.NewReader(bytes.NewReader(e.data)), left: e.size, path: e.path}
+}
+
+// exactReader reads an inflating stream that must produce exactly left
+// bytes: a stream that ends early or goes on (a decompression bomb) is an
+// error, and no more than left bytes are ever produced.
+type exactReader struct {
+	r    io.Reader
+	left int64
+	path string
+}
+
+func (x *exactReader) Read(p []byte) (int, error) {
+	if x.left == 0 {
+		// The stream must end here.
+		var one [1]byte
+		n, err := x.r.Read(one[:])
+		for tries := 0; n == 0 && err == nil && tries < 16; tries++ {
+			n, err = x.r.Read(one[:])
+		}
+		if n > 0 {
+			return 0, snapErr("snapshot: %s inflates to more bytes than it declares", quote(x.path))
+		}
+		if err == io.EOF {
+			return 0, io.EOF
+		}
+		if err == nil {
+			return 0, snapErr("snapshot: %s: its compressed data does not end", quote(x.path))
+		}
+		return 0, snapErr("snapshot: %s: compressed data: %v", quote(x.path), err)
+	}
+	if int64(len(p)) > x.left {
+		p = p[:x.left]
+	}
+	n, err := x.r.Read(p)
+	x.left -= int64(n)
+	if err == io.EOF {
+		if x.left > 0 {
+			return n, snapErr("snapshot: %s inflates to fewer bytes than it declares", quote(x.path))
+		}
+		err = nil
+	} else if err != nil {
+		return n, snapErr("snapshot: %s: compressed data: %v", quote(x.path), err)
+	}
+	return n, err
+}
