@@ -2,7 +2,6 @@ package host
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 
@@ -74,7 +73,7 @@ func hostFuncs() []hostFunc {
 		}},
 		{wire.FnToolWait, func(c *wasmtime.Caller, timeoutMS int64) (n int32, trap *wasmtime.Trap) {
 			defer guard(wire.FnToolWait, &trap)
-			n, err := procOf(c).wait(timeoutMS)
+			n, err := procOf(c).waitJournaled(timeoutMS)
 			if err != nil {
 				return 0, wasmtime.NewTrap(err.Error())
 			}
@@ -95,7 +94,7 @@ func hostFuncs() []hostFunc {
 		}},
 		{wire.FnSleep, func(c *wasmtime.Caller, ms int64) (trap *wasmtime.Trap) {
 			defer guard(wire.FnSleep, &trap)
-			if err := procOf(c).run.sleep(time.Duration(ms) * time.Millisecond); err != nil {
+			if err := procOf(c).sleepJournaled(ms); err != nil {
 				return wasmtime.NewTrap(err.Error())
 			}
 			return nil
@@ -122,7 +121,11 @@ func hostFuncs() []hostFunc {
 		}},
 		{wire.FnDiskReserve, func(c *wasmtime.Caller, n int64) (refused int32, trap *wasmtime.Trap) {
 			defer guard(wire.FnDiskReserve, &trap)
-			if procOf(c).run.sb.disk.charge(n) {
+			granted, err := procOf(c).reserveJournaled(n)
+			if err != nil {
+				return 0, wasmtime.NewTrap(err.Error())
+			}
+			if granted {
 				return 0, nil
 			}
 			return 1, nil

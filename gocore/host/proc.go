@@ -48,6 +48,9 @@ type proc struct {
 	// to the run (streamed, capped).
 	stdout, stderr *cappedBuffer
 	memory         int64 // linear memory size at the end
+	// shim reaches wasmtime's own WASI functions in a journaled run
+	// (replay_wasi.go); nil otherwise.
+	shim *wasiShim
 }
 
 func newProc(r *Run, parent *proc, out *[2]*cappedBuffer) *proc {
@@ -93,6 +96,9 @@ type instance struct {
 	// returned: the last call into the instance returned normally (no trap,
 	// no exit), so it may be reset and used again.
 	returned bool
+	// shim is set when the instance was made for journaled runs
+	// (replay_wasi.go): it then serves only those.
+	shim *wasiShim
 }
 
 // resolve looks up the exports a run needs.
@@ -154,9 +160,15 @@ func (s *Sandbox) newInstance(language string, p *proc, memLimit int64) *instanc
 		return in
 	}
 	store.SetWasi(wasi)
-	in.inst, in.instErr = g.linker.Instantiate(store, g.module)
+	linker, err := g.linkerFor(p)
+	if err != nil {
+		in.err = err
+		return in
+	}
+	in.inst, in.instErr = linker.Instantiate(store, g.module)
 	if in.instErr == nil {
 		in.resolve()
+		in.err = in.attachShim(linker != g.linker)
 	}
 	return in
 }
@@ -201,6 +213,11 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	var inst *instance
 	if p.depth == 0 {
 		inst = r.sb.takeSpare(in.Language, p)
+		if inst != nil && (inst.shim != nil) != r.dur.journaled() {
+			// A spare made for the other kind of run (journaled or not).
+			inst.close()
+			inst = nil
+		}
 	}
 	if inst == nil {
 		// Loading the guest may mean compiling it (seconds, once per
@@ -222,6 +239,12 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 		return end
 	}
 	r.ctl.attach(inst.store)
+	leave, err := r.enterDurable(p, inst, in)
+	defer leave()
+	if err != nil {
+		end.result = fail("%v", err).result
+		return end
+	}
 
 	var callErr error
 	if inst.instErr != nil {
@@ -483,8 +506,14 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	if err := checkPayload(req.Params); err != nil {
 		return refuse(wire.CodeInvalidRequest, err.Error())
 	}
-	if err := r.sb.cfg.Authorizer.Authorize(req.Method, req.Params); err != nil {
+	if err := p.authorizeCall(id, req.Method, req.Params); err != nil {
+		if errors.Is(err, errStopped) {
+			return id, err
+		}
 		return refuse(wire.CodePermissionDenied, err.Error())
+	}
+	if p.replayedRequest(id, req) {
+		return id, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

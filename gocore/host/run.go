@@ -55,6 +55,9 @@ type Run struct {
 	// peakTree is the most memory the run's processes held at once while
 	// a child process ran (spawn).
 	peakTree atomic.Int64
+	// dur is the run's journal and approval state (journal_run.go); nil
+	// for a plain run.
+	dur *durableRun
 }
 
 func newRun(s *Sandbox, in wire.Input, stream bool) *Run {
@@ -253,10 +256,10 @@ func (r *Run) Step(timeout time.Duration, take bool) wire.Event {
 	for {
 		if len(r.queue) > 0 {
 			ev := r.queue[0]
-			if ev.Kind != wire.EventRequest || take {
+			if !isCallEvent(ev.Kind) || take {
 				r.queue = r.queue[1:]
 			}
-			if ev.Kind == wire.EventRequest && take {
+			if isCallEvent(ev.Kind) && take {
 				r.handed[ev.ID] = true
 				r.lastHanded = ev.ID
 			}

@@ -163,6 +163,14 @@ var ErrClosed = errors.New("Sandbox not initialized")
 // script itself, per the documented `stdin=` form). stream asks for output
 // events as the run produces them.
 func (s *Sandbox) Start(language, code string, stdin string, hasStdin, stream bool) (*Run, error) {
+	return s.start(wire.Input{Language: language, Code: code, Stdin: stdin, HasStdin: hasStdin,
+		Tools: s.cfg.Tools, MaxCallStack: s.cfg.Limits.MaxCallStack}, stream, nil)
+}
+
+// start begins a run of in; begin, when given, prepares the run with mu
+// held before its guest starts (a durable run: journal_run.go).
+func (s *Sandbox) start(in wire.Input, stream bool, begin func(*Run) error) (*Run, error) {
+	language := in.Language
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed.Load() {
@@ -181,15 +189,13 @@ func (s *Sandbox) Start(language, code string, stdin string, hasStdin, stream bo
 	default:
 		return nil, fmt.Errorf("start: unknown language %q (want %q or %q)", language, wire.LangJavaScript, wire.LangShell)
 	}
-	in := wire.Input{
-		Language:     language,
-		Code:         code,
-		Stdin:        stdin,
-		HasStdin:     hasStdin,
-		Tools:        s.cfg.Tools,
-		MaxCallStack: s.cfg.Limits.MaxCallStack,
-	}
 	r := newRun(s, in, stream)
+	if begin != nil {
+		if err := begin(r); err != nil {
+			return nil, err
+		}
+	}
+	s.forgetDigest()
 	s.disk.forget()
 	if msg := s.disk.takeFound(); msg != "" {
 		r.stderr.Write([]byte(msg + "\n"))

@@ -324,6 +324,7 @@ func (s *Sandbox) Restore(data []byte) error {
 	if budgeted != nil {
 		budgeted.CapBudgets(ps.budgets)
 	}
+	s.noteDigest(ps.digest)
 	return nil
 }
 
