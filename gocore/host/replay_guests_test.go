@@ -1,0 +1,344 @@
+package host
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"amlasandbox/gocore/wire"
+)
+
+// The package's real guests, built from source as setup.py builds them
+// (a reactor, snapshotted), and cached under the OS temp dir by a hash of
+// their sources: the shell guest from guests/shell, the JavaScript guest
+// with guests/js/build.py (sharing gocore/jsguest's build cache). The
+// first build takes a minute or two.
+
+var (
+	realOnce          sync.Once
+	realShell, realJS *GuestModule
+	realErr           error
+)
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// hashTree hashes the files under dirs whose names end in one of exts.
+func hashTree(root string, dirs []string, exts ...string) (string, error) {
+	var files []string
+	for _, d := range dirs {
+		err := filepath.WalkDir(filepath.Join(root, d), func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if e.IsDir() {
+				if n := e.Name(); n == "__pycache__" || n == "testdata" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			for _, x := range exts {
+				if strings.HasSuffix(p, x) {
+					files = append(files, p)
+					break
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(root, f)
+		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// cachedBuild returns out, making it with build under a lock when absent.
+func cachedBuild(out string, build func(tmp string) error) error {
+	if _, err := os.Stat(out); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	lock, err := os.OpenFile(filepath.Join(filepath.Dir(out), "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	if _, err := os.Stat(out); err == nil {
+		return nil
+	}
+	tmp := out + ".tmp"
+	if err := build(tmp); err != nil {
+		return err
+	}
+	return os.Rename(tmp, out)
+}
+
+func snapshotFile(in, out string) error {
+	raw, err := os.ReadFile(in)
+	if err != nil {
+		return err
+	}
+	snap, err := SnapshotGuest(raw)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, snap, 0o644)
+}
+
+func testPython() string {
+	if p := os.Getenv("AMLA_PYTHON"); p != "" {
+		return p
+	}
+	if v := os.Getenv("VIRTUAL_ENV"); v != "" {
+		if p := filepath.Join(v, "bin", "python"); fileExists(p) {
+			return p
+		}
+	}
+	return "python3"
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func buildRealGuests() error {
+	root := repoRoot()
+	cache := filepath.Join(os.TempDir(), "amla-durable-test")
+	key, err := hashTree(root, []string{"guests/shell", "gocore/wire", "gocore/wasmsnap"}, ".go", "go.mod", "go.sum")
+	if err != nil {
+		return err
+	}
+	shell := filepath.Join(cache, "shell-"+key+".wasm")
+	err = cachedBuild(shell, func(tmp string) error {
+		raw := tmp + ".raw"
+		defer os.Remove(raw)
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-buildmode=c-shared", "-o", raw, "./guests/shell/cmd/guest")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("building the shell guest: %v\n%s", err, out)
+		}
+		return snapshotFile(raw, tmp)
+	})
+	if err != nil {
+		return err
+	}
+	// The JavaScript guest: the same cache and key as gocore/jsguest's tests.
+	jsKey, err := hashTree(filepath.Join(root, "guests", "js"), []string{"."}, ".c", ".h", ".js", ".py")
+	if err != nil {
+		return err
+	}
+	jsCache := filepath.Join(os.TempDir(), "amla-jsguest-cache")
+	jsRaw := os.Getenv("AMLA_JS_WASM")
+	if jsRaw == "" {
+		jsRaw = filepath.Join(jsCache, "amla_js-"+jsKey+".wasm")
+		err = cachedBuild(jsRaw, func(tmp string) error {
+			cmd := exec.Command(testPython(), filepath.Join(root, "guests", "js", "build.py"), "--out", tmp, "--build-dir", filepath.Join(jsCache, "build"))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("building the JavaScript guest: %v\n%s", err, out)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	js := filepath.Join(cache, "js-"+jsKey+".wasm")
+	if err := cachedBuild(js, func(tmp string) error { return snapshotFile(jsRaw, tmp) }); err != nil {
+		return err
+	}
+	if realShell, err = LoadGuest(shell, filepath.Join(cache, "shell-"+key+".cwasm")); err != nil {
+		return err
+	}
+	realJS, err = LoadGuest(js, filepath.Join(cache, "js-"+jsKey+".cwasm"))
+	return err
+}
+
+func realGuests(t *testing.T) {
+	t.Helper()
+	realOnce.Do(func() { realErr = buildRealGuests() })
+	if realErr != nil {
+		t.Fatal(realErr)
+	}
+}
+
+var durableTools = []wire.ToolInfo{
+	{Name: "add", Description: "add two numbers", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}`)},
+	{Name: "lookup", Description: "look a key up", InputSchema: json.RawMessage(`{"type":"object","properties":{"k":{"type":"string"}}}`)},
+	{Name: "pay", Description: "move money", InputSchema: json.RawMessage(`{"type":"object","properties":{"amount":{"type":"integer"}}}`)},
+}
+
+func newRealSandbox(t *testing.T, auth Authorizer) *Sandbox {
+	t.Helper()
+	realGuests(t)
+	sb, err := NewSandbox(nil, Config{Tools: durableTools, Authorizer: auth,
+		Guests: map[string]*GuestModule{wire.LangShell: realShell, wire.LangJavaScript: realJS}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	return sb
+}
+
+// toolAnswers answers like a small agent toolbox: add sums, lookup
+// returns a record (and fails for "missing"), pay confirms.
+type toolAnswers struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (a *toolAnswers) answer(ev wire.Event) (string, error) {
+	a.mu.Lock()
+	a.calls = append(a.calls, ev.Method+" "+string(ev.Params))
+	a.mu.Unlock()
+	var p map[string]any
+	_ = json.Unmarshal(ev.Params, &p)
+	switch ev.Method {
+	case "mcp:add":
+		x, _ := p["a"].(float64)
+		y, _ := p["b"].(float64)
+		return fmt.Sprint(x + y), nil
+	case "mcp:lookup":
+		if p["k"] == "missing" {
+			return "", fmt.Errorf("no such key: missing")
+		}
+		return fmt.Sprintf(`{"key": %q, "value": %d, "tags": ["a", "b"]}`, p["k"], len(fmt.Sprint(p["k"]))), nil
+	case "mcp:pay":
+		return `{"ok": true, "receipt": "r-1"}`, nil
+	}
+	return "null", nil
+}
+
+// durableScripts are agent-style scripts whose output depends on every
+// kind of input: tool answers (together and in turn), the clock, random
+// numbers, sleeps, files and their times, nested processes.
+var durableScripts = []struct{ name, lang, code string }{
+	{"js promise all", "javascript", `
+const [s, r, q] = await Promise.all([add({a: 1, b: 2}), lookup({k: "alpha"}), add({a: 40, b: 2})]);
+console.log(s, JSON.stringify(r), q);`},
+	{"js clock and random", "javascript", `
+const t0 = Date.now(); const r = Math.random(); const p = performance.now();
+await new Promise(res => setTimeout(res, 15));
+console.log(t0, r, p, Date.now() - t0 >= 0, new Date().toISOString());`},
+	{"js failing tool", "javascript", `
+try { await lookup({k: "missing"}); } catch (e) { console.log("caught:", e.message); }
+console.log(await add({a: Math.floor(Math.random() * 100), b: 1}));`},
+	{"js files", "javascript", `
+await fs.writeFile("/workspace/notes.txt", "n=" + Math.random());
+await fs.mkdir("/workspace/sub", {recursive: true});
+await fs.writeFile("/workspace/sub/a.json", JSON.stringify(await lookup({k: "beta"})));
+const st = await fs.stat("/workspace/notes.txt");
+console.log((await fs.readdir("/workspace")).join(","), st.size, st.mtimeMs, await fs.readFile("/workspace/notes.txt", "utf8"));`},
+	{"js nested shell", "javascript", `
+const out = await shell("echo rnd=$RANDOM; date +%s%N; tool add --a 5 --b 6; ls -l /workspace");
+console.log(out.stdout, out.exitCode, Date.now());`},
+	{"js calls in a loop", "javascript", `
+let total = 0;
+for (let i = 0; i < 25; i++) { total += await add({a: i, b: Math.floor(Math.random() * 3)}); }
+const many = await Promise.all(Array.from({length: 12}, (_, i) => lookup({k: "k" + i})));
+console.log(total, many.map(m => m.value).join(""));`},
+	{"js error exit", "javascript", `
+console.log(await add({a: 1, b: 1})); throw new Error("boom at " + Date.now());`},
+	{"shell random and date", "shell", `echo $RANDOM $RANDOM; date; date +%N; sleep 0.02; date +%s%N`},
+	{"shell tools and files", "shell", `
+tool add --a 2 --b 3 > /workspace/sum.txt
+tool lookup --k gamma | jq -r .value >> /workspace/sum.txt
+mkdir -p /workspace/d && echo $RANDOM > /workspace/d/f && ls -l /workspace /workspace/d
+find /workspace -newer /workspace/sum.txt; cat /workspace/sum.txt`},
+	{"shell nested node", "shell", `
+node -e 'console.log(Date.now(), Math.random()); console.log(await add({a: 7, b: 8}))'
+echo after $RANDOM`},
+	{"shell failing tool", "shell", `tool lookup --k missing; echo "exit=$?"; tool add --a 1 --b 1`},
+	{"three levels", "javascript", `
+const r = await shell("node -e 'const o = await shell(\"echo inner $RANDOM; tool add --a 1 --b 2\"); console.log(o.stdout, Math.random())'");
+console.log(r.stdout, await add({a: 2, b: 2}));`},
+}
+
+func TestReplayRealGuests(t *testing.T) {
+	for _, sc := range durableScripts {
+		t.Run(sc.name, func(t *testing.T) {
+			sb := newRealSandbox(t, nil)
+			writeTree(t, sb, map[string]string{"workspace/seed.txt": "seed"})
+			tools := &toolAnswers{}
+			r := startDurable(t, sb, RunOptions{Language: sc.lang, Code: sc.code, Record: true})
+			want := driveAll(t, r, tools.answer, nil)
+			if want.ErrorKind != "" && sc.name != "js error exit" {
+				t.Fatalf("recorded run failed: %+v", want)
+			}
+			jb := journalOf(t, r)
+			j := decode(t, jb)
+			sb2 := newRealSandbox(t, nil)
+			if err := sb2.Restore(j.Snapshot); err != nil {
+				t.Fatal(err)
+			}
+			r2 := startDurable(t, sb2, RunOptions{Replay: j})
+			got := driveAll(t, r2, nil, nil)
+			if d := r2.Divergence(); d != nil {
+				t.Fatalf("divergence: %v\nrecorded stdout %q", d, want.Stdout)
+			}
+			if got.Stdout != want.Stdout || got.Stderr != want.Stderr || got.ExitCode != want.ExitCode {
+				t.Fatalf("replay differs:\n got %q %q %d\nwant %q %q %d", got.Stdout, got.Stderr, got.ExitCode, want.Stdout, want.Stderr, want.ExitCode)
+			}
+			d1, err := sb.FilesDigest()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The file times of files the run wrote are the replaying
+			// host's; their contents, names and modes are the run's.
+			if a, b := contentsOf(t, sb.Root()), contentsOf(t, sb2.Root()); a != b {
+				t.Fatalf("files differ after replay:\n%s\n%s", a, b)
+			}
+			_ = d1
+			t.Logf("%s: %d tool calls, journal %d bytes (%d of events)\n%s%s", sc.name, len(tools.calls), len(jb), len(j.Events), want.Stdout, want.Stderr)
+		})
+	}
+}
+
+// contentsOf lists a sandbox's files with their contents and modes (not
+// their times).
+func contentsOf(t *testing.T, root string) string {
+	var b strings.Builder
+	err := walkFiles(root, func(e *snapEntry, host string) error {
+		fmt.Fprintf(&b, "%s %o %v", e.path, e.mode, e.dir)
+		if !e.dir {
+			data, err := os.ReadFile(host)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, " %x", sha256.Sum256(data))
+		}
+		b.WriteByte('\n')
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
