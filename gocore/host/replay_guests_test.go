@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"amlasandbox/gocore/wire"
 )
@@ -341,4 +342,169 @@ func contentsOf(t *testing.T, root string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// resumeToken continues a paused run in a fresh sandbox from its token
+// alone, deciding the pending call.
+func resumeToken(t *testing.T, token []byte, approve bool, auth Authorizer, tools *toolAnswers) (*Run, wire.Result) {
+	t.Helper()
+	j := decode(t, token)
+	sb := newRealSandbox(t, auth)
+	if err := sb.Restore(j.Snapshot); err != nil {
+		t.Fatal(err)
+	}
+	r := startDurable(t, sb, RunOptions{Replay: j, Approve: &approve, Then: ThenLive, Record: true, Approvals: ApprovalPause})
+	res := driveAll(t, r, tools.answer, nil)
+	if d := r.Divergence(); d != nil {
+		t.Fatal(d)
+	}
+	return r, res
+}
+
+func TestApprovalRealGuests(t *testing.T) {
+	auth := approvalAuth{"mcp:pay": true}
+	tests := []struct {
+		name, lang, code string
+		before           []string // calls the handler sees before the pause
+		after            []string // after resuming with approval
+		refusedOut       string   // in stdout when refused
+	}{
+		{"js pay after others", "javascript", `
+const [a, l] = await Promise.all([add({a: 1, b: 2}), lookup({k: "x"})]);
+const r = await pay({amount: 5});
+console.log(a, l.value, r.receipt, Date.now(), await add({a: 9, b: 9}));`,
+			[]string{`mcp:add {"a":1,"b":2}`, `mcp:lookup {"k":"x"}`},
+			[]string{`mcp:pay {"amount":5}`, `mcp:add {"a":9,"b":9}`}, ""},
+		{"js pay together with another call", "javascript", `
+try {
+  const [a, r] = await Promise.all([add({a: 1, b: 2}), pay({amount: 6})]);
+  console.log(a, r.receipt, Math.random());
+} catch (e) { console.log("refused:", e.message, await add({a: 3, b: 3})); }`,
+			[]string{`mcp:add {"a":1,"b":2}`},
+			[]string{`mcp:pay {"amount":6}`}, "was not approved"},
+		{"shell child pays", "javascript", `
+const before = await add({a: 4, b: 4});
+const o = await shell("echo $RANDOM; tool pay --amount 7; tool add --a 1 --b 0");
+console.log(before, o.stdout, o.stderr, o.exitCode);`,
+			[]string{`mcp:add {"a":4,"b":4}`},
+			[]string{`mcp:pay {"amount":7}`, `mcp:add {"a":1,"b":0}`}, "was not approved"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb := newRealSandbox(t, auth)
+			tools := &toolAnswers{}
+			r := startDurable(t, sb, RunOptions{Language: tt.lang, Code: tt.code, Record: true, Approvals: ApprovalPause})
+			res := driveAll(t, r, tools.answer, nil)
+			if res.ErrorKind != ErrKindApproval {
+				t.Fatalf("no pause: %+v", res)
+			}
+			if strings.Join(sortedCopy(tools.calls), "|") != strings.Join(sortedCopy(tt.before), "|") {
+				t.Fatalf("before the pause: %v, want %v", tools.calls, tt.before)
+			}
+			token := journalOf(t, r)
+			for _, approve := range []bool{true, false} {
+				tools2 := &toolAnswers{}
+				r2, res2 := resumeToken(t, token, approve, auth, tools2)
+				if res2.ErrorKind != "" {
+					t.Fatalf("approve=%v: %+v", approve, res2)
+				}
+				if approve {
+					if strings.Join(tools2.calls, "|") != strings.Join(tt.after, "|") {
+						t.Fatalf("after approving: %v, want %v (earlier calls must not repeat)", tools2.calls, tt.after)
+					}
+				} else {
+					for _, c := range tools2.calls {
+						if strings.HasPrefix(c, "mcp:pay") {
+							t.Fatalf("a refused call reached its handler: %v", tools2.calls)
+						}
+						for _, b := range tt.before {
+							if c == b {
+								t.Fatalf("an earlier call repeated: %v", tools2.calls)
+							}
+						}
+					}
+					if tt.refusedOut != "" && !strings.Contains(res2.Stdout+res2.Stderr, tt.refusedOut) {
+						t.Fatalf("refused: %q %q", res2.Stdout, res2.Stderr)
+					}
+				}
+				// The resumed run's journal replays the whole run.
+				j := decode(t, journalOf(t, r2))
+				sb3 := newRealSandbox(t, auth)
+				if err := sb3.Restore(j.Snapshot); err != nil {
+					t.Fatal(err)
+				}
+				r3 := startDurable(t, sb3, RunOptions{Replay: j})
+				if res3 := driveAll(t, r3, nil, nil); res3.Stdout != res2.Stdout || r3.Divergence() != nil {
+					t.Fatalf("replaying the resumed run: %q vs %q, %v", res3.Stdout, res2.Stdout, r3.Divergence())
+				}
+			}
+		})
+	}
+}
+
+func TestApprovalTwiceRealGuest(t *testing.T) {
+	auth := approvalAuth{"mcp:pay": true}
+	sb := newRealSandbox(t, auth)
+	tools := &toolAnswers{}
+	code := `const a = await pay({amount: 1}); const n = await add({a: 1, b: 1}); const b = await pay({amount: 2}); console.log(a.ok, n, b.ok, Date.now());`
+	r := startDurable(t, sb, RunOptions{Language: "javascript", Code: code, Record: true, Approvals: ApprovalPause})
+	if res := driveAll(t, r, tools.answer, nil); res.ErrorKind != ErrKindApproval || len(tools.calls) != 0 {
+		t.Fatalf("first pause: %+v %v", res, tools.calls)
+	}
+	tools2 := &toolAnswers{}
+	r2, res2 := resumeToken(t, journalOf(t, r), true, auth, tools2)
+	if res2.ErrorKind != ErrKindApproval || r2.Paused() == nil || r2.Paused().Method != "mcp:pay" {
+		t.Fatalf("second pause: %+v", res2)
+	}
+	if strings.Join(tools2.calls, "|") != `mcp:pay {"amount":1}|mcp:add {"a":1,"b":1}` {
+		t.Fatalf("between the pauses: %v", tools2.calls)
+	}
+	tools3 := &toolAnswers{}
+	_, res3 := resumeToken(t, journalOf(t, r2), true, auth, tools3)
+	if res3.ErrorKind != "" || strings.Join(tools3.calls, "|") != `mcp:pay {"amount":2}` || !strings.HasPrefix(res3.Stdout, "true 2 true ") {
+		t.Fatalf("after the second approval: %+v %v", res3, tools3.calls)
+	}
+}
+
+func TestReplayStoppedRuns(t *testing.T) {
+	tests := []struct {
+		name, lang, code string
+		kind             string
+	}{
+		{"timeout in a sleep", "javascript", `console.log(Date.now()); await new Promise(r => setTimeout(r, 5000)); console.log("never")`, wire.ErrKindTimeout},
+		{"timeout computing", "javascript", `console.log(Math.random()); while (true) {}`, wire.ErrKindTimeout},
+		{"shell timeout", "shell", `echo $RANDOM; sleep 10; echo never`, wire.ErrKindTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			realGuests(t)
+			mk := func() *Sandbox {
+				sb, err := NewSandbox(nil, Config{Tools: durableTools, Limits: Limits{Timeout: 300 * time.Millisecond},
+					Guests: map[string]*GuestModule{wire.LangShell: realShell, wire.LangJavaScript: realJS}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { sb.Close() })
+				return sb
+			}
+			r := startDurable(t, mk(), RunOptions{Language: tt.lang, Code: tt.code, Record: true})
+			want := driveAll(t, r, nil, nil)
+			if want.ErrorKind != tt.kind {
+				t.Fatalf("recorded: %+v", want)
+			}
+			j := decode(t, journalOf(t, r))
+			if j.End != EndStopped || j.Reason != stopTimeout {
+				t.Fatalf("journal end %q reason %d", j.End, j.Reason)
+			}
+			sb2 := mk()
+			if err := sb2.Restore(j.Snapshot); err != nil {
+				t.Fatal(err)
+			}
+			r2 := startDurable(t, sb2, RunOptions{Replay: j})
+			got := driveAll(t, r2, nil, nil)
+			if got.ErrorKind != want.ErrorKind || got.Stdout != want.Stdout || r2.Divergence() != nil {
+				t.Fatalf("replay: %+v (recorded %+v) %v", got, want, r2.Divergence())
+			}
+		})
+	}
 }
