@@ -19,9 +19,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"syscall"
-	"time"
 
 	"amlasandbox/gocore/wire"
 )
@@ -159,57 +159,62 @@ func (s *Sandbox) Snapshot(opt SnapshotOptions) ([]byte, error) {
 
 // snapshotLocked is Snapshot with s.mu held and no run in progress.
 func (s *Sandbox) snapshotLocked(opt SnapshotOptions) ([]byte, error) {
-	var out bytes.Buffer
-	out.WriteString(snapMagic)
-	out.WriteByte(snapVersion)
-	dw := newDigestWriter()
-	var hdr, data, packed []byte
-	var zw *flate.Writer
+	// The files are listed first, so the snapshot's bytes are allocated
+	// once and each file is read straight into them.
+	type listed struct {
+		e    snapEntry
+		host string
+	}
+	var list []listed
+	total := len(snapMagic) + 1 + 2*sha256.Size + 1
 	err := walkFiles(s.Root(), func(e *snapEntry, host string) error {
-		hdr = appendEntryHeader(hdr[:0], e)
-		dw.header(e)
-		out.Write(hdr)
-		if e.dir {
-			return nil
-		}
-		f, err := openRegular(host, e)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if !opt.Compress || e.size < 512 {
-			out.WriteByte(methodStored)
-			out.Grow(int(e.size))
-			n, err := io.Copy(io.MultiWriter(&out, dw.h), io.LimitReader(f, e.size))
-			if err == nil && n != e.size {
-				err = errors.New("it changed while being read")
-			}
-			if err != nil {
-				return fmt.Errorf("reading %s: %w", guestPath(e.path), err)
-			}
-			return nil
-		}
-		if int64(cap(data)) < e.size {
-			data = make([]byte, e.size)
-		}
-		data = data[:e.size]
-		if _, err := io.ReadFull(f, data); err != nil {
-			return fmt.Errorf("reading %s: %w", guestPath(e.path), err)
-		}
-		dw.h.Write(data)
-		packed, zw = deflateIfSmaller(packed[:0], data, zw)
-		if packed == nil {
-			out.WriteByte(methodStored)
-			out.Write(data)
-			return nil
-		}
-		out.WriteByte(methodDeflate)
-		out.Write(binary.AppendUvarint(nil, uint64(len(packed))))
-		out.Write(packed)
+		list = append(list, listed{*e, host})
+		total += len(e.path) + 40 + int(e.size)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	out := make([]byte, 0, total+4096)
+	out = append(append(out, snapMagic...), snapVersion)
+	// skel hashes every byte but the files' data: the trailer.
+	skel := sha256.New()
+	mark := 0
+	skip := func(from int) { skel.Write(out[mark:from]); mark = len(out) }
+	dw := newDigestWriter()
+	var packed []byte
+	var zw *flate.Writer
+	for i := range list {
+		e, host := &list[i].e, list[i].host
+		out = appendEntryHeader(out, e)
+		dw.header(e)
+		if e.dir {
+			continue
+		}
+		f, err := openRegular(host, e)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot: %w", err)
+		}
+		out = append(out, methodStored)
+		at := len(out)
+		out = slices.Grow(out, int(e.size))[:at+int(e.size)]
+		_, err = io.ReadFull(f, out[at:])
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("snapshot: reading %s: %w", guestPath(e.path), err)
+		}
+		content := out[at:]
+		dw.h.Write(content)
+		if opt.Compress && e.size >= 512 {
+			if packed, zw = deflateIfSmaller(packed[:0], content, zw); packed != nil {
+				out = out[:at-1]
+				out = append(out, methodDeflate)
+				out = binary.AppendUvarint(out, uint64(len(packed)))
+				at = len(out)
+				out = append(out, packed...)
+			}
+		}
+		skip(at)
 	}
 	if b, ok := s.cfg.Authorizer.(Budgeted); ok {
 		left := b.BudgetsLeft()
@@ -219,16 +224,15 @@ func (s *Sandbox) snapshotLocked(opt SnapshotOptions) ([]byte, error) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			rec := appendString([]byte{recBudget}, k)
-			out.Write(binary.AppendUvarint(rec, uint64(max(left[k], 0))))
+			out = appendString(append(out, recBudget), k)
+			out = binary.AppendUvarint(out, uint64(max(left[k], 0)))
 		}
 	}
-	out.WriteByte(recEnd)
+	out = append(out, recEnd)
 	sum := dw.sum()
-	out.Write(sum[:])
-	trailer := sha256.Sum256(out.Bytes())
-	out.Write(trailer[:])
-	return out.Bytes(), nil
+	out = append(out, sum[:]...)
+	skel.Write(out[mark:])
+	return append(out, skel.Sum(nil)...), nil
 }
 
 // deflateIfSmaller compresses data into dst at the fastest level when a
@@ -296,12 +300,14 @@ func filesDigest(root string) ([32]byte, error) {
 
 // Restore replaces the sandbox's files with a snapshot's and lowers its
 // budgets to what the snapshot had left (never raising one). The whole
-// snapshot is checked before anything is written: its digest, its
-// structure, and that its files fit the disk quota; it is written into a
-// staging directory inside the sandbox's host directory, through an
-// os.Root of it, and swapped in only when every file inflated to its
-// declared size and the files digest matched. On any error the sandbox's
-// files are as they were.
+// snapshot is checked before anything is written: its structure, its
+// trailer, and that its files fit the disk quota. The files are written
+// into the sandbox's own directories when those are empty (a new
+// sandbox), else into a staging directory inside the sandbox's host
+// directory that is swapped in at the end; either way only when every file
+// inflated to its declared size and the files digest matched do the
+// files count as restored. On any error the sandbox's files are as they
+// were.
 func (s *Sandbox) Restore(data []byte) error {
 	ps, err := parseSnapshot(data)
 	if err != nil {
@@ -318,7 +324,27 @@ func (s *Sandbox) Restore(data []byte) error {
 		return err
 	}
 	defer s.mu.Unlock()
-	if err := s.stageAndSwap(func(stage *os.Root) error { return writeSnapshot(stage, ps) }); err != nil {
+	err = s.replaceFiles(func(w *treeWriter) error {
+		dw := newDigestWriter()
+		for i := range ps.entries {
+			e := &ps.entries[i]
+			dw.header(e)
+			var err error
+			if e.dir {
+				err = w.dir(e)
+			} else {
+				err = w.file(e, e.openData(), dw.h)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if got := dw.sum(); got != ps.digest {
+			return snapErr("snapshot damaged or changed: its files do not match its files digest (%x..., it says %x...)", got[:8], ps.digest[:8])
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	if budgeted != nil {
@@ -328,134 +354,117 @@ func (s *Sandbox) Restore(data []byte) error {
 	return nil
 }
 
-// writeSnapshot writes a parsed snapshot's entries under stage.
-func writeSnapshot(stage *os.Root, ps *parsedSnapshot) error {
-	dw := newDigestWriter()
-	for i := range ps.entries {
-		e := &ps.entries[i]
-		dw.header(e)
-		if e.dir {
-			if err := stage.Mkdir(e.path, 0o700); err != nil {
-				return fmt.Errorf("creating %s: %w", guestPath(e.path), err)
-			}
-			continue
-		}
-		if err := writeFile(stage, e, dw.h, e.openData()); err != nil {
+// replaceFiles replaces the sandbox's tmp/ and workspace/ with what fill
+// writes. s.mu must be held with no run in progress. When both are empty
+// (a new sandbox), fill writes into them, and what it wrote is removed if
+// it fails. Otherwise fill writes into a staging directory inside the
+// sandbox's host directory, which is swapped in when fill succeeds (the
+// spare instance is dropped: its preopened directories are the old ones)
+// and the old files are removed in the background.
+func (s *Sandbox) replaceFiles(fill func(w *treeWriter) error) error {
+	root := s.Root()
+	tops := []string{filepath.Join(root, "tmp"), filepath.Join(root, "workspace")}
+	if isEmptyDir(tops[0]) && isEmptyDir(tops[1]) {
+		w, err := newTreeWriter(root, true)
+		if err != nil {
 			return err
 		}
-	}
-	if got := dw.sum(); got != ps.digest {
-		return snapErr("files digest mismatch: the files inflate to %x..., the snapshot says %x...", got[:8], ps.digest[:8])
-	}
-	return setDirTimes(stage, ps.entries)
-}
-
-// writeFile creates e under stage with the contents src yields (also fed
-// to tee), then its mode and times.
-func writeFile(stage *os.Root, e *snapEntry, tee io.Writer, src io.Reader) error {
-	f, err := stage.OpenFile(e.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("creating %s: %w", guestPath(e.path), err)
-	}
-	var w io.Writer = f
-	if tee != nil {
-		w = io.MultiWriter(f, tee)
-	}
-	n, err := io.Copy(w, src)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && n != e.size {
-		err = fmt.Errorf("wrote %d bytes, want %d", n, e.size)
-	}
-	if err != nil {
-		if errors.Is(err, ErrSnapshot) {
+		err = fill(w)
+		if err == nil {
+			err = w.finish()
+		} else {
+			w.abort()
+		}
+		if err != nil {
+			for _, t := range tops {
+				clearDir(t)
+			}
 			return err
 		}
-		return fmt.Errorf("writing %s: %w", guestPath(e.path), err)
+		s.disk.forget()
+		return nil
 	}
-	return setTimes(stage, e)
-}
-
-func setTimes(stage *os.Root, e *snapEntry) error {
-	if err := stage.Chmod(e.path, fs.FileMode(e.mode)); err != nil {
-		return fmt.Errorf("setting the mode of %s: %w", guestPath(e.path), err)
-	}
-	t := time.Unix(0, e.mtime)
-	if err := stage.Chtimes(e.path, t, t); err != nil {
-		return fmt.Errorf("setting the times of %s: %w", guestPath(e.path), err)
-	}
-	return nil
-}
-
-// setDirTimes sets the directories' modes and times once their contents
-// are written, deepest first (writing into a directory changes its mtime).
-func setDirTimes(stage *os.Root, entries []snapEntry) error {
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].dir {
-			if err := setTimes(stage, &entries[i]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// stageAndSwap makes a staging directory inside the sandbox's host
-// directory, lets fill write tmp/ and workspace/ into it, and then swaps
-// them for the sandbox's own. s.mu must be held with no run in progress.
-// The spare instance is dropped: its preopened directories are the old
-// ones.
-func (s *Sandbox) stageAndSwap(fill func(stage *os.Root) error) error {
 	dir, err := os.MkdirTemp(s.base, "restore-")
 	if err != nil {
 		return err
 	}
-	// RemoveAll never follows symlinks; after the swap it removes the old
-	// directories.
-	defer os.RemoveAll(dir)
 	newDir, oldDir := filepath.Join(dir, "new"), filepath.Join(dir, "old")
 	for _, d := range []string{newDir, oldDir} {
 		if err := os.Mkdir(d, 0o700); err != nil {
+			os.RemoveAll(dir)
 			return err
 		}
 	}
-	stage, err := os.OpenRoot(newDir)
+	w, err := newTreeWriter(newDir, false)
+	if err == nil {
+		if err = fill(w); err == nil {
+			err = w.finish()
+		} else {
+			w.abort()
+		}
+	}
+	if err == nil {
+		s.dropSpare()
+		err = swapDirs(root, newDir, oldDir)
+	}
+	// RemoveAll never follows symlinks.
 	if err != nil {
+		os.RemoveAll(dir)
 		return err
 	}
-	err = fill(stage)
-	stage.Close()
-	if err != nil {
-		return err
-	}
-	s.dropSpare()
-	root := s.Root()
-	var moved []string
-	for _, top := range []string{"tmp", "workspace"} {
-		cur := filepath.Join(root, top)
-		if err := os.Rename(cur, filepath.Join(oldDir, top)); err != nil {
-			return s.unswap(root, oldDir, moved, err)
-		}
-		if err := os.Rename(filepath.Join(newDir, top), cur); err != nil {
-			_ = os.Rename(filepath.Join(oldDir, top), cur)
-			return s.unswap(root, oldDir, moved, err)
-		}
-		moved = append(moved, top)
-	}
+	// Removing many files takes a while on some disks; nothing waits for
+	// the old ones to go.
+	go os.RemoveAll(dir)
 	s.disk.forget()
 	return nil
 }
 
-// unswap puts back the directories already swapped after a later rename
-// failed.
-func (s *Sandbox) unswap(root, oldDir string, moved []string, cause error) error {
-	for _, top := range moved {
+// swapDirs moves root's tmp and workspace to oldDir and newDir's into
+// root, putting back the ones already moved if a rename fails.
+func swapDirs(root, newDir, oldDir string) error {
+	var moved []string
+	for _, top := range []string{"tmp", "workspace"} {
 		cur := filepath.Join(root, top)
-		_ = os.RemoveAll(cur)
-		_ = os.Rename(filepath.Join(oldDir, top), cur)
+		err := os.Rename(cur, filepath.Join(oldDir, top))
+		if err == nil {
+			if err = os.Rename(filepath.Join(newDir, top), cur); err != nil {
+				_ = os.Rename(filepath.Join(oldDir, top), cur)
+			}
+		}
+		if err != nil {
+			for _, m := range moved {
+				cur := filepath.Join(root, m)
+				_ = os.Rename(cur, filepath.Join(newDir, m))
+				_ = os.Rename(filepath.Join(oldDir, m), cur)
+			}
+			return fmt.Errorf("swapping in the restored files: %w", err)
+		}
+		moved = append(moved, top)
 	}
-	return fmt.Errorf("swapping in the restored files: %w", cause)
+	return nil
+}
+
+func isEmptyDir(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && err == io.EOF
+}
+
+// clearDir removes what is inside p, following no symlink.
+func clearDir(p string) {
+	f, err := os.Open(p)
+	if err != nil {
+		return
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, n := range names {
+		_ = os.RemoveAll(filepath.Join(p, n))
+	}
 }
 
 // CopyTo replaces dst's files with a copy of s's and lowers dst's budgets
@@ -473,34 +482,26 @@ func (s *Sandbox) CopyTo(dst *Sandbox) error {
 		return err
 	}
 	defer dst.mu.Unlock()
-	src := s.Root()
-	err := dst.stageAndSwap(func(stage *os.Root) error {
-		var dirs []snapEntry
-		cost, quota := int64(wire.DiskEntryCost), dst.cfg.Limits.DiskQuota
-		err := walkFiles(src, func(e *snapEntry, host string) error {
+	cost, quota := int64(wire.DiskEntryCost), dst.cfg.Limits.DiskQuota
+	err := dst.replaceFiles(func(w *treeWriter) error {
+		return walkFiles(s.Root(), func(e *snapEntry, host string) error {
 			cost += wire.DiskEntryCost
-			if e.dir {
-				dirs = append(dirs, *e)
-				if cost > quota {
-					return fmt.Errorf("the files need more than the copy's disk_quota=%d", quota)
-				}
-				return stage.Mkdir(e.path, 0o700)
+			if !e.dir {
+				cost += roundBlock(e.size)
 			}
-			cost += roundBlock(e.size)
 			if cost > quota {
 				return fmt.Errorf("the files need more than the copy's disk_quota=%d", quota)
+			}
+			if e.dir {
+				return w.dir(e)
 			}
 			f, err := openRegular(host, e)
 			if err != nil {
 				return err
 			}
 			defer f.Close()
-			return writeFile(stage, e, nil, io.LimitReader(f, e.size))
+			return w.file(e, f, nil)
 		})
-		if err != nil {
-			return err
-		}
-		return setDirTimes(stage, dirs)
 	})
 	if err != nil {
 		return fmt.Errorf("fork: %w", err)

@@ -242,50 +242,60 @@ func TestSnapshotWhileRunning(t *testing.T) {
 }
 
 // snapBuilder writes snapshot bytes record by record, with a correct
-// trailer, so hostile content reaches the structural checks.
-type snapBuilder struct{ b []byte }
+// trailer (the SHA-256 of every byte but the files' data), so hostile
+// content reaches the structural checks.
+type snapBuilder struct {
+	b    []byte // every byte
+	skel []byte // every byte but the files' data
+}
 
-func newSnap() *snapBuilder { return &snapBuilder{b: append([]byte(snapMagic), snapVersion)} }
+func newSnap() *snapBuilder {
+	h := append([]byte(snapMagic), snapVersion)
+	return &snapBuilder{b: h, skel: append([]byte(nil), h...)}
+}
+
+func (s *snapBuilder) put(b ...byte) {
+	s.b = append(s.b, b...)
+	s.skel = append(s.skel, b...)
+}
 
 func (s *snapBuilder) dir(p string, mode uint64) *snapBuilder {
-	s.b = append(s.b, recDir)
-	s.b = appendString(s.b, p)
-	s.b = binary.AppendUvarint(s.b, mode)
-	s.b = binary.AppendVarint(s.b, 0)
+	rec := appendString([]byte{recDir}, p)
+	rec = binary.AppendUvarint(rec, mode)
+	s.put(binary.AppendVarint(rec, 0)...)
 	return s
 }
 
 func (s *snapBuilder) file(p string, mode, size uint64, method byte, data []byte) *snapBuilder {
-	s.b = append(s.b, recFile)
-	s.b = appendString(s.b, p)
-	s.b = binary.AppendUvarint(s.b, mode)
-	s.b = binary.AppendVarint(s.b, 0)
-	s.b = binary.AppendUvarint(s.b, size)
-	s.b = append(s.b, method)
+	rec := appendString([]byte{recFile}, p)
+	rec = binary.AppendUvarint(rec, mode)
+	rec = binary.AppendVarint(rec, 0)
+	rec = binary.AppendUvarint(rec, size)
+	rec = append(rec, method)
 	if method == methodDeflate {
-		s.b = binary.AppendUvarint(s.b, uint64(len(data)))
+		rec = binary.AppendUvarint(rec, uint64(len(data)))
 	}
+	s.put(rec...)
 	s.b = append(s.b, data...)
 	return s
 }
 
-func (s *snapBuilder) raw(b ...byte) *snapBuilder { s.b = append(s.b, b...); return s }
+func (s *snapBuilder) raw(b ...byte) *snapBuilder { s.put(b...); return s }
 
-// done ends the records, adds a files digest (the right one unless
-// digest is given) and the trailer.
+// done ends the records, adds a files digest (zeros unless given) and
+// the trailer.
 func (s *snapBuilder) done(digest []byte) []byte {
-	s.b = append(s.b, recEnd)
+	s.put(recEnd)
 	if digest == nil {
 		digest = make([]byte, 32)
 	}
-	s.b = append(s.b, digest...)
-	sum := sha256.Sum256(s.b)
-	return append(s.b, sum[:]...)
+	s.put(digest...)
+	return s.seal()
 }
 
 // seal adds only the trailer.
 func (s *snapBuilder) seal() []byte {
-	sum := sha256.Sum256(s.b)
+	sum := sha256.Sum256(s.skel)
 	return append(s.b, sum[:]...)
 }
 
@@ -308,6 +318,15 @@ func TestRestoreHostileSnapshots(t *testing.T) {
 	base := func() *snapBuilder { return newSnap().dir("tmp", 0o755).dir("workspace", 0o755) }
 	flipped := append([]byte(nil), good...)
 	flipped[len(snapMagic)+3] ^= 1
+	withFile := newTestSandbox(t, Limits{}, nil)
+	writeTree(t, withFile, map[string]string{"workspace/data.txt": "some data that is stored as it is"})
+	goodFile, err := withFile.Snapshot(SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flippedData := append([]byte(nil), goodFile...)
+	i := bytes.Index(flippedData, []byte("stored as it is"))
+	flippedData[i] ^= 1
 	tests := []struct {
 		name  string
 		data  []byte
@@ -317,8 +336,10 @@ func TestRestoreHostileSnapshots(t *testing.T) {
 		{"empty", nil, 0, "too few"},
 		{"not a snapshot", []byte(strings.Repeat("x", 100)), 0, "not an amla-sandbox snapshot"},
 		{"future version", append([]byte(snapMagic), append([]byte{9}, make([]byte, 40)...)...), 0, "version 9 is not supported"},
-		{"truncated", good[:len(good)-5], 0, "digest mismatch"},
-		{"tampered byte", flipped, 0, "digest mismatch"},
+		{"truncated", good[:len(good)-5], 0, "damaged"},
+		{"truncated in a file's data", goodFile[:len(goodFile)-40], 0, "damaged"},
+		{"tampered byte", flipped, 0, "damaged"},
+		{"tampered file data", flippedData, 0, "do not match its files digest"},
 		{"path traversal", base().file("workspace/../../../etc/x", 0o644, 1, 0, []byte("x")).done(nil), 0, `component ".."`},
 		{"absolute path", base().file("/etc/passwd", 0o644, 1, 0, []byte("x")).done(nil), 0, "absolute path"},
 		{"outside the sandbox dirs", newSnap().dir("etc", 0o755).done(nil), 0, "outside /tmp and /workspace"},
@@ -331,12 +352,12 @@ func TestRestoreHostileSnapshots(t *testing.T) {
 		{"duplicate", base().file("workspace/a", 0o644, 0, 0, nil).file("workspace/a", 0o644, 0, 0, nil).done(nil), 0, "walk order"},
 		{"file under a file", base().file("workspace/a", 0o644, 0, 0, nil).file("workspace/a/b", 0o644, 0, 0, nil).done(nil), 0, "before its directory"},
 		{"missing workspace", newSnap().dir("tmp", 0o755).done(nil), 0, "no /workspace directory"},
-		{"declared size past the data", base().file("workspace/a", 0o644, 1000, 0, []byte("short")).done(nil), 0, "truncated"},
+		{"declared size past the data", base().file("workspace/a", 0o644, 1000, 0, []byte("short")).done(nil), 0, "damaged or truncated"},
 		{"sizes beyond the quota", base().file("workspace/huge", 0o644, 1<<40, 1, bomb[:10]).done(nil), 1 << 20, "more than this sandbox's disk_quota"},
 		{"decompression bomb", base().file("workspace/bomb", 0o644, 4096, 1, bomb).done(nil), 0, "inflates to more bytes than it declares"},
 		{"inflates short", base().file("workspace/short", 0o644, 16<<20, 1, bomb).done(nil), 64 << 20, "fewer bytes"},
 		{"garbage compressed data", base().file("workspace/g", 0o644, 10, 1, []byte{0xff, 0xff, 0xff}).done(nil), 0, "compressed data"},
-		{"files digest mismatch", base().file("workspace/a", 0o644, 1, 0, []byte("x")).done(bytes.Repeat([]byte{7}, 32)), 0, "files digest mismatch"},
+		{"files digest mismatch", base().file("workspace/a", 0o644, 1, 0, []byte("x")).done(bytes.Repeat([]byte{7}, 32)), 0, "do not match its files digest"},
 		{"bytes after the end", base().raw(recEnd).raw(make([]byte, 32)...).raw(1, 2, 3).seal(), 0, "3 bytes after its end"},
 		{"unknown method", base().file("workspace/a", 0o644, 1, 7, []byte("x")).done(nil), 0, "unknown method 7"},
 		{"budget keys unsorted", base().raw(recBudget).raw(appendString(nil, "b")...).raw(1).raw(recBudget).raw(appendString(nil, "a")...).raw(1).done(nil), 0, "sorted"},
@@ -401,12 +422,10 @@ func FuzzParseSnapshot(f *testing.F) {
 	f.Add(newSnap().dir("tmp", 0o755).dir("workspace", 0o755).file("workspace/a", 0o644, 1, 0, []byte("x")).done(nil))
 	f.Add([]byte(snapMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		// Fuzzed bytes rarely pass the trailer; re-seal them so the
-		// structural parser sees them too.
-		if len(data) > len(snapMagic)+1 {
-			body := append(append([]byte(snapMagic), snapVersion), data[len(snapMagic)+1:]...)
-			sum := sha256.Sum256(body)
-			data = append(body, sum[:]...)
+		// The trailer is checked after the structure, so fuzzed bytes
+		// reach every structural check.
+		if len(data) > len(snapMagic) {
+			data = append(append([]byte(snapMagic), snapVersion), data[len(snapMagic)+1:]...)
 		}
 		ps, err := parseSnapshot(data)
 		if err != nil {

@@ -11,7 +11,11 @@ package host
 //	               then that many bytes of DEFLATE that inflate to size)
 //	  3 budget:    key · calls left
 //	  0 end
-//	files digest (32 bytes) · SHA-256 of every byte before it (32 bytes)
+//	files digest (32 bytes) · trailer (32 bytes)
+//
+// The trailer is the SHA-256 of the snapshot's skeleton: every byte before
+// it except the files' data, which the files digest covers. So each byte
+// is hashed once when a snapshot is written and once when it is read.
 //
 // Integers are varints (encoding/binary; mtime is signed nanoseconds since
 // 1970), strings a uvarint length and UTF-8 bytes. Paths are relative,
@@ -197,7 +201,7 @@ type snapReader struct {
 }
 
 func (r *snapReader) fail(field string) error {
-	return r.err("%s truncated or damaged at byte %d (reading %s)", r.what, r.off, field)
+	return r.err("%s damaged or truncated at byte %d (reading %s)", r.what, r.off, field)
 }
 
 func (r *snapReader) byte1(field string) (byte, error) {
@@ -230,7 +234,7 @@ func (r *snapReader) varint(field string) (int64, error) {
 // bytesN returns the next n bytes (a view, not a copy).
 func (r *snapReader) bytesN(n uint64, field string) ([]byte, error) {
 	if n > uint64(len(r.b)-r.off) {
-		return nil, r.err("%s truncated at byte %d: %s needs %d bytes, %d are left", r.what, r.off, field, n, len(r.b)-r.off)
+		return nil, r.err("%s damaged or truncated at byte %d: %s needs %d bytes, %d are left", r.what, r.off, field, n, len(r.b)-r.off)
 	}
 	v := r.b[r.off : r.off+int(n)]
 	r.off += int(n)
@@ -250,9 +254,9 @@ func (r *snapReader) str(max uint64, field string) (string, error) {
 	return string(b), err
 }
 
-// checkTrailer verifies the SHA-256 trailer of data (magic, version and
-// the digest) and returns the bytes it covers.
-func checkTrailer(data []byte, magic string, version byte, what string, mkErr func(string, ...any) error) ([]byte, error) {
+// checkHeader checks data's magic and version and returns the bytes
+// before its 32-byte trailer.
+func checkHeader(data []byte, magic string, version byte, what string, mkErr func(string, ...any) error) ([]byte, error) {
 	if len(data) < len(magic)+1+sha256.Size {
 		return nil, mkErr("%d bytes are too few for an amla-sandbox %s", len(data), what)
 	}
@@ -262,10 +266,19 @@ func checkTrailer(data []byte, magic string, version byte, what string, mkErr fu
 	if v := data[len(magic)]; v != version {
 		return nil, mkErr("%s format version %d is not supported (this build reads version %d)", what, v, version)
 	}
-	body := data[:len(data)-sha256.Size]
+	return data[:len(data)-sha256.Size], nil
+}
+
+// checkTrailer verifies that data ends with the SHA-256 of every byte
+// before it (a journal's trailer) and returns those bytes.
+func checkTrailer(data []byte, magic string, version byte, what string, mkErr func(string, ...any) error) ([]byte, error) {
+	body, err := checkHeader(data, magic, version, what, mkErr)
+	if err != nil {
+		return nil, err
+	}
 	sum := sha256.Sum256(body)
 	if !bytes.Equal(sum[:], data[len(body):]) {
-		return nil, mkErr("%s digest mismatch: its bytes are damaged, truncated or were changed (SHA-256 %x, trailer says %x)",
+		return nil, mkErr("%s digest mismatch: its bytes are damaged, truncated or were changed (SHA-256 %x..., its trailer says %x...)",
 			what, sum[:8], data[len(body):len(body)+8])
 	}
 	return body, nil
@@ -282,138 +295,181 @@ type parsedSnapshot struct {
 	cost int64
 }
 
-// parseSnapshot checks data and returns its records. It inflates nothing:
-// a compressed file's declared size is checked against the quota before
-// any byte of it is inflated, and inflating stops at that size.
+// rawRecord is one record as framed, before its meaning is checked.
+type rawRecord struct {
+	at  int // byte offset
+	tag byte
+	e   snapEntry // directory and file records
+	key string    // budget records
+	n   uint64    // a budget's calls left; a file's declared size
+}
+
+// frameSnapshot splits a snapshot's body into records and checks its
+// trailer, decoding only what says where each field ends. Any error here
+// means damaged, truncated or changed bytes.
+func frameSnapshot(data []byte) ([]rawRecord, [32]byte, error) {
+	var digest [32]byte
+	body, err := checkHeader(data, snapMagic, snapVersion, "snapshot", snapErr)
+	if err != nil {
+		return nil, digest, err
+	}
+	r := &snapReader{b: body, off: len(snapMagic) + 1, what: "snapshot", err: snapErr}
+	// The trailer is the SHA-256 of the snapshot's skeleton: every byte
+	// but the files' data, which the files digest covers.
+	skel := sha256.New()
+	mark := 0
+	var recs []rawRecord
+	for {
+		rec := rawRecord{at: r.off}
+		if rec.tag, err = r.byte1("record tag"); err != nil {
+			return nil, digest, err
+		}
+		if rec.tag == recEnd {
+			break
+		}
+		switch rec.tag {
+		case recDir, recFile:
+			e := &rec.e
+			e.dir = rec.tag == recDir
+			if e.path, err = r.str(maxPathBytes, "path"); err != nil {
+				return nil, digest, err
+			}
+			mode, err := r.uvarint("mode of " + quote(e.path))
+			if err != nil {
+				return nil, digest, err
+			}
+			if mode > 0o7777777 {
+				return nil, digest, snapErr("snapshot damaged at byte %d: mode %#o of %s", r.off, mode, quote(e.path))
+			}
+			e.mode = uint32(mode)
+			if e.mtime, err = r.varint("mtime of " + quote(e.path)); err != nil {
+				return nil, digest, err
+			}
+			if e.dir {
+				break
+			}
+			if rec.n, err = r.uvarint("size of " + quote(e.path)); err != nil {
+				return nil, digest, err
+			}
+			if e.method, err = r.byte1("method of " + quote(e.path)); err != nil {
+				return nil, digest, err
+			}
+			n := rec.n
+			switch e.method {
+			case methodStored:
+			case methodDeflate:
+				if n, err = r.uvarint("compressed length of " + quote(e.path)); err != nil {
+					return nil, digest, err
+				}
+			default:
+				return nil, digest, snapErr("snapshot damaged at byte %d: %s has unknown method %d", r.off-1, quote(e.path), e.method)
+			}
+			skel.Write(body[mark:r.off])
+			if e.data, err = r.bytesN(n, "the data of "+quote(e.path)); err != nil {
+				return nil, digest, err
+			}
+			mark = r.off
+		case recBudget:
+			if rec.key, err = r.str(maxKeyBytes, "budget key"); err != nil {
+				return nil, digest, err
+			}
+			if rec.n, err = r.uvarint("budget of " + rec.key); err != nil {
+				return nil, digest, err
+			}
+		default:
+			return nil, digest, snapErr("snapshot damaged at byte %d: unknown record type %d", rec.at, rec.tag)
+		}
+		recs = append(recs, rec)
+	}
+	d, err := r.bytesN(32, "files digest")
+	if err != nil {
+		return nil, digest, err
+	}
+	copy(digest[:], d)
+	if r.off != len(body) {
+		return nil, digest, snapErr("snapshot damaged: %d bytes after its end", len(body)-r.off)
+	}
+	skel.Write(body[mark:])
+	if sum := skel.Sum(nil); !bytes.Equal(sum, data[len(body):]) {
+		return nil, digest, snapErr("snapshot digest mismatch: its bytes are damaged, truncated or were changed (SHA-256 %x..., its trailer says %x...)",
+			sum[:8], data[len(body):len(body)+8])
+	}
+	return recs, digest, nil
+}
+
+// parseSnapshot checks data and returns its records: first its framing
+// and trailer (frameSnapshot), then what the records say. It inflates
+// nothing: a compressed file's declared size is checked against the quota
+// before any byte of it is inflated, and inflating stops at that size.
 func parseSnapshot(data []byte) (*parsedSnapshot, error) {
-	body, err := checkTrailer(data, snapMagic, snapVersion, "snapshot", snapErr)
+	recs, digest, err := frameSnapshot(data)
 	if err != nil {
 		return nil, err
 	}
-	r := &snapReader{b: body, off: len(snapMagic) + 1, what: "snapshot", err: snapErr}
-	ps := &parsedSnapshot{budgets: map[string]int64{}}
+	ps := &parsedSnapshot{budgets: map[string]int64{}, digest: digest}
 	// The root directory of the sandbox is an entry of the quota too.
 	ps.cost = wire.DiskEntryCost
 	dirs := map[string]bool{}
 	prev, prevKey := "", ""
 	seenBudget := false
-	for {
-		at := r.off
-		tag, err := r.byte1("record tag")
-		if err != nil {
-			return nil, err
-		}
-		if tag == recEnd {
-			break
-		}
-		switch tag {
-		case recDir, recFile:
-			if seenBudget {
-				return nil, snapErr("snapshot at byte %d: a file record after the budgets", at)
-			}
-			e := snapEntry{dir: tag == recDir}
-			if e.path, err = r.str(maxPathBytes, "path"); err != nil {
-				return nil, err
-			}
-			if err := checkSnapPath(e.path); err != nil {
-				return nil, snapErr("snapshot at byte %d: %s: %v", at, quote(e.path), err)
-			}
-			if prev != "" && !pathLess(prev, e.path) {
-				return nil, snapErr("snapshot: %s comes after %s (entries must be unique and in walk order)", quote(e.path), quote(prev))
-			}
-			parent := parentOf(e.path)
-			if parent == "" {
-				if !e.dir {
-					return nil, snapErr("snapshot: %s must be a directory", quote(e.path))
-				}
-			} else if !dirs[parent] {
-				return nil, snapErr("snapshot: %s comes before its directory %s", quote(e.path), quote(parent))
-			}
-			mode, err := r.uvarint("mode")
-			if err != nil {
-				return nil, err
-			}
-			need := uint64(0o600)
-			if e.dir {
-				need = 0o700
-			}
-			if mode > 0o777 || mode&need != need {
-				return nil, snapErr("snapshot: %s has mode %#o (want permission bits only, with the owner's %#o)", quote(e.path), mode, need)
-			}
-			e.mode = uint32(mode)
-			if e.mtime, err = r.varint("mtime"); err != nil {
-				return nil, err
-			}
-			ps.cost += wire.DiskEntryCost
-			if e.dir {
-				dirs[e.path] = true
-			} else {
-				size, err := r.uvarint("size")
-				if err != nil {
-					return nil, err
-				}
-				if size > 1<<62 {
-					return nil, snapErr("snapshot: %s declares %d bytes", quote(e.path), size)
-				}
-				e.size = int64(size)
-				ps.cost += roundBlock(e.size)
-				if ps.cost < 0 {
-					return nil, snapErr("snapshot: the files' sizes overflow")
-				}
-				if e.method, err = r.byte1("method"); err != nil {
-					return nil, err
-				}
-				switch e.method {
-				case methodStored:
-					e.data, err = r.bytesN(size, "file data of "+quote(e.path))
-				case methodDeflate:
-					var n uint64
-					if n, err = r.uvarint("compressed length"); err == nil {
-						e.data, err = r.bytesN(n, "compressed data of "+quote(e.path))
-					}
-				default:
-					return nil, snapErr("snapshot: %s has unknown method %d", quote(e.path), e.method)
-				}
-				if err != nil {
-					return nil, err
-				}
-			}
-			prev = e.path
-			ps.entries = append(ps.entries, e)
-		case recBudget:
+	for _, rec := range recs {
+		if rec.tag == recBudget {
 			seenBudget = true
-			key, err := r.str(maxKeyBytes, "budget key")
-			if err != nil {
-				return nil, err
+			if prevKey != "" && rec.key <= prevKey {
+				return nil, snapErr("snapshot: budget %q comes after %q (keys must be unique and sorted)", rec.key, prevKey)
 			}
-			if prevKey != "" && key <= prevKey {
-				return nil, snapErr("snapshot: budget %q comes after %q (keys must be unique and sorted)", key, prevKey)
+			if rec.n > 1<<62 {
+				return nil, snapErr("snapshot: budget %q of %d calls", rec.key, rec.n)
 			}
-			n, err := r.uvarint("budget of " + key)
-			if err != nil {
-				return nil, err
-			}
-			if n > 1<<62 {
-				return nil, snapErr("snapshot: budget %q of %d calls", key, n)
-			}
-			ps.budgets[key] = int64(n)
-			prevKey = key
-		default:
-			return nil, snapErr("snapshot at byte %d: unknown record type %d", at, tag)
+			ps.budgets[rec.key] = int64(rec.n)
+			prevKey = rec.key
+			continue
 		}
+		e := rec.e
+		if seenBudget {
+			return nil, snapErr("snapshot at byte %d: a file record after the budgets", rec.at)
+		}
+		if err := checkSnapPath(e.path); err != nil {
+			return nil, snapErr("snapshot at byte %d: %s: %v", rec.at, quote(e.path), err)
+		}
+		if prev != "" && !pathLess(prev, e.path) {
+			return nil, snapErr("snapshot: %s comes after %s (entries must be unique and in walk order)", quote(e.path), quote(prev))
+		}
+		parent := parentOf(e.path)
+		if parent == "" {
+			if !e.dir {
+				return nil, snapErr("snapshot: %s must be a directory", quote(e.path))
+			}
+		} else if !dirs[parent] {
+			return nil, snapErr("snapshot: %s comes before its directory %s", quote(e.path), quote(parent))
+		}
+		need := uint32(0o600)
+		if e.dir {
+			need = 0o700
+		}
+		if e.mode > 0o777 || e.mode&need != need {
+			return nil, snapErr("snapshot: %s has mode %#o (want permission bits only, with the owner's %#o)", quote(e.path), e.mode, need)
+		}
+		ps.cost += wire.DiskEntryCost
+		if e.dir {
+			dirs[e.path] = true
+		} else {
+			if rec.n > 1<<62 {
+				return nil, snapErr("snapshot: %s declares %d bytes", quote(e.path), rec.n)
+			}
+			e.size = int64(rec.n)
+			ps.cost += roundBlock(e.size)
+			if ps.cost < 0 {
+				return nil, snapErr("snapshot: the files' sizes overflow")
+			}
+		}
+		prev = e.path
+		ps.entries = append(ps.entries, e)
 	}
 	for _, top := range []string{"tmp", "workspace"} {
 		if !dirs[top] {
 			return nil, snapErr("snapshot has no %s directory", guestPath(top))
 		}
-	}
-	d, err := r.bytesN(32, "files digest")
-	if err != nil {
-		return nil, err
-	}
-	copy(ps.digest[:], d)
-	if r.off != len(body) {
-		return nil, snapErr("snapshot has %d bytes after its end", len(body)-r.off)
 	}
 	return ps, nil
 }
