@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 	"time"
 
 	"amlasandbox/gocore/wire"
@@ -36,6 +37,13 @@ const (
 	// maxJournalEvents bounds the inflated events of a journal read.
 	maxJournalEvents = 4 << 30
 )
+
+// flateWriters are reused: making one allocates about a megabyte of
+// tables, which was most of what journaling a short run cost.
+var flateWriters = sync.Pool{New: func() any {
+	zw, _ := flate.NewWriter(nil, flate.BestSpeed)
+	return zw
+}}
 
 // ErrJournal is wrapped by every error about a journal's bytes.
 var ErrJournal = errors.New("invalid journal")
@@ -93,9 +101,11 @@ func (j *Journal) Encode() []byte {
 		}
 	}
 	var events bytes.Buffer
-	zw, _ := flate.NewWriter(&events, flate.BestSpeed)
+	zw := flateWriters.Get().(*flate.Writer)
+	zw.Reset(&events)
 	zw.Write(section)
 	zw.Close()
+	flateWriters.Put(zw)
 	raw := len(section)
 	out := make([]byte, 0, len(journalMagic)+1+len(meta)+len(j.Snapshot)+events.Len()+64)
 	out = append(out, journalMagic...)

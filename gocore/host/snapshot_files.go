@@ -228,6 +228,9 @@ func (s *Sandbox) snapshotLocked(opt SnapshotOptions) ([]byte, error) {
 			out = binary.AppendUvarint(out, uint64(max(left[k], 0)))
 		}
 	}
+	if zw != nil {
+		flateWriters.Put(zw)
+	}
 	out = append(out, recEnd)
 	sum := dw.sum()
 	out = append(out, sum[:]...)
@@ -241,7 +244,7 @@ func (s *Sandbox) snapshotLocked(opt SnapshotOptions) ([]byte, error) {
 func deflateIfSmaller(dst, data []byte, zw *flate.Writer) ([]byte, *flate.Writer) {
 	var buf bytes.Buffer
 	if zw == nil {
-		zw, _ = flate.NewWriter(&buf, flate.BestSpeed)
+		zw = flateWriters.Get().(*flate.Writer)
 	}
 	sample := data
 	if len(sample) > 64<<10 {
