@@ -228,9 +228,9 @@ func DecodeJournal(data []byte) (*Journal, error) {
 	}
 	var events bytes.Buffer
 	events.Grow(int(min(raw, 64<<20)))
-	x := &exactReader{r: flate.NewReader(bytes.NewReader(stored)), left: int64(raw), path: "events"}
+	x := &exactReader{r: flate.NewReader(bytes.NewReader(stored)), left: int64(raw), name: "journal: its events section", mk: journalErr}
 	if _, err := io.Copy(&events, x); err != nil {
-		return nil, journalErr("events: %v", errors.Unwrap(err))
+		return nil, err
 	}
 	er := &snapReader{b: events.Bytes(), what: "journal events", err: journalErr}
 	n, err := er.uvarint("events length")

@@ -487,16 +487,18 @@ func (e *snapEntry) openData() io.Reader {
 	if e.method == methodStored {
 		return bytes.NewReader(e.data)
 	}
-	return &exactReader{r: flate.NewReader(bytes.NewReader(e.data)), left: e.size, path: e.path}
+	return &exactReader{r: flate.NewReader(bytes.NewReader(e.data)), left: e.size, name: "snapshot: " + quote(e.path), mk: snapErr}
 }
 
 // exactReader reads an inflating stream that must produce exactly left
 // bytes: a stream that ends early or goes on (a decompression bomb) is an
-// error, and no more than left bytes are ever produced.
+// error, and no more than left bytes are ever produced. name says what is
+// inflated in errors, which mk makes.
 type exactReader struct {
 	r    io.Reader
 	left int64
-	path string
+	name string
+	mk   func(string, ...any) error
 }
 
 func (x *exactReader) Read(p []byte) (int, error) {
@@ -508,15 +510,15 @@ func (x *exactReader) Read(p []byte) (int, error) {
 			n, err = x.r.Read(one[:])
 		}
 		if n > 0 {
-			return 0, snapErr("snapshot: %s inflates to more bytes than it declares", quote(x.path))
+			return 0, x.mk("%s inflates to more bytes than it declares", x.name)
 		}
 		if err == io.EOF {
 			return 0, io.EOF
 		}
 		if err == nil {
-			return 0, snapErr("snapshot: %s: its compressed data does not end", quote(x.path))
+			return 0, x.mk("%s: its compressed data does not end", x.name)
 		}
-		return 0, snapErr("snapshot: %s: compressed data: %v", quote(x.path), err)
+		return 0, x.mk("%s: compressed data: %v", x.name, err)
 	}
 	if int64(len(p)) > x.left {
 		p = p[:x.left]
@@ -525,11 +527,11 @@ func (x *exactReader) Read(p []byte) (int, error) {
 	x.left -= int64(n)
 	if err == io.EOF {
 		if x.left > 0 {
-			return n, snapErr("snapshot: %s inflates to fewer bytes than it declares", quote(x.path))
+			return n, x.mk("%s inflates to fewer bytes than it declares", x.name)
 		}
 		err = nil
 	} else if err != nil {
-		return n, snapErr("snapshot: %s: compressed data: %v", quote(x.path), err)
+		return n, x.mk("%s: compressed data: %v", x.name, err)
 	}
 	return n, err
 }
