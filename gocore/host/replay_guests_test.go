@@ -276,6 +276,7 @@ find /workspace -newer /workspace/sum.txt; cat /workspace/sum.txt`},
 	{"shell nested node", "shell", `
 node -e 'console.log(Date.now(), Math.random()); console.log(await add({a: 7, b: 8}))'
 echo after $RANDOM`},
+	{"shell shuf and stat", "shell", `seq 1 20 | shuf | head -3; echo made > /workspace/new.txt; stat /workspace/seed.txt /workspace/new.txt; ls -lt /workspace`},
 	{"shell failing tool", "shell", `tool lookup --k missing; echo "exit=$?"; tool add --a 1 --b 1`},
 	{"three levels", "javascript", `
 const r = await shell("node -e 'const o = await shell(\"echo inner $RANDOM; tool add --a 1 --b 2\"); console.log(o.stdout, Math.random())'");
