@@ -509,3 +509,41 @@ func TestReplayStoppedRuns(t *testing.T) {
 		})
 	}
 }
+
+// Recorded runs one after another on one sandbox (its instance reset
+// between them) each replay on their own start state.
+func TestRecordedRunsInARow(t *testing.T) {
+	sb := newRealSandbox(t, nil)
+	tools := &toolAnswers{}
+	var journals [][]byte
+	var outs []string
+	for i, code := range []string{
+		`await fs.writeFile("/workspace/n", String(Math.random())); console.log(await add({a: 1, b: 2}), Date.now())`,
+		`console.log(await fs.readFile("/workspace/n", "utf8"), Math.random())`,
+		`cat /workspace/n; echo $RANDOM; tool add --a 3 --b 4`,
+		`console.log((await fs.stat("/workspace/n")).mtimeMs, await add({a: 5, b: 6}))`,
+	} {
+		lang := "javascript"
+		if i == 2 {
+			lang = "shell"
+		}
+		r := startDurable(t, sb, RunOptions{Language: lang, Code: code, Record: true})
+		res := driveAll(t, r, tools.answer, nil)
+		if res.ErrorKind != "" {
+			t.Fatalf("run %d: %+v", i, res)
+		}
+		journals = append(journals, journalOf(t, r))
+		outs = append(outs, res.Stdout)
+	}
+	for i, jb := range journals {
+		j := decode(t, jb)
+		sb2 := newRealSandbox(t, nil)
+		if err := sb2.Restore(j.Snapshot); err != nil {
+			t.Fatal(err)
+		}
+		r := startDurable(t, sb2, RunOptions{Replay: j})
+		if res := driveAll(t, r, nil, nil); res.Stdout != outs[i] || r.Divergence() != nil {
+			t.Fatalf("run %d replays as %q (recorded %q): %v", i, res.Stdout, outs[i], r.Divergence())
+		}
+	}
+}

@@ -227,6 +227,7 @@ func (s *Sandbox) Close() error {
 		r.WaitDone()
 	}
 	s.dropSpare()
+	s.forgetDigest()
 	// RemoveAll removes symlinks themselves and never follows them.
 	return os.RemoveAll(s.base)
 }
