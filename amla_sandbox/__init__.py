@@ -46,6 +46,10 @@ if TYPE_CHECKING:
     # are deliberately not in __all__: a star-import would shadow the builtins.
     from .runtime.runtime import MemoryLimitError as MemoryLimitError
     from .runtime.runtime import TimeoutError as TimeoutError
+
+    # Durable sessions' exceptions (docs/durable.md), also not in __all__.
+    from .durable import ApprovalRequired as ApprovalRequired
+    from .durable import ReplayDivergenceError as ReplayDivergenceError
     from .sandbox import Sandbox
     from .sandbox_tool import ExecutionResult, SandboxTool
     from .tools import (
@@ -153,6 +157,7 @@ _HOMES = {
         ".runtime.runtime",
     ),
     "Sandbox": ".sandbox",
+    **dict.fromkeys(("ApprovalRequired", "ReplayDivergenceError"), ".durable"),
     **dict.fromkeys(("ExecutionResult", "SandboxTool"), ".sandbox_tool"),
     **dict.fromkeys(
         (
@@ -180,6 +185,7 @@ _SUBMODULES = frozenset(
         "capabilities",
         "cli",
         "codeact",
+        "durable",
         "langgraph",
         "mcp",
         "runtime",

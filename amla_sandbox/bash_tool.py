@@ -226,6 +226,10 @@ def create_sandbox_tool(
     timeout: float = DEFAULT_TIMEOUT,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     mcp_servers: Any = None,
+    snapshot: bytes | None = None,
+    require_approval: Sequence[str] | None = None,
+    approval_handler: Callable[[str, dict[str, Any]], Any] | None = None,
+    record: bool | str = False,
 ) -> SandboxTool:
     """A SandboxTool whose sandbox can call `tools` (by their `__name__`).
 
@@ -243,29 +247,70 @@ def create_sandbox_tool(
     `MCPTools` from `from_mcp()`): their tools are `<server>.<tool>`, called
     as method `mcp:<server>/<tool>`, and take constraints and budgets under
     either name (docs/mcp.md).
+
+    Durable sessions (docs/durable.md): `snapshot` starts the sandbox from
+    `Sandbox.snapshot()` bytes (its budgets never above what the snapshot
+    had left); calls to the tools named in `require_approval` wait for a
+    human: `approval_handler(name, params) -> bool` is asked, or without one
+    the run stops with ApprovalRequired; `record` keeps a journal of every
+    run (`sandbox.last_result.journal`).
     """
     funcs = _function_list(tools)
     tool_map = {_tool_name(f): f for f in funcs}
+    durable: dict[str, Any] = {"record": record, "approval_handler": approval_handler}
     if mcp_servers is None:
         _check_spec(tool_map, constraints or {}, max_calls)
-        caps = _build_capabilities(funcs, constraints, max_calls)
-        sandbox = _build_sandbox(funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit)
-        return SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map)
+        caps = _require_approval(_build_capabilities(funcs, constraints, max_calls), require_approval, None)
+        sandbox = _build_sandbox(funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, **durable)
+        return _with_snapshot(SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map), snapshot)
     from .tools.mcp import MCPTools
 
     owned = not isinstance(mcp_servers, MCPTools)
     mcp = MCPTools(mcp_servers, timeout=timeout) if owned else mcp_servers
     try:
-        caps = _capabilities_with_mcp(funcs, tool_map, mcp, constraints, max_calls)
+        caps = _require_approval(_capabilities_with_mcp(funcs, tool_map, mcp, constraints, max_calls), require_approval, mcp)
         sandbox = _build_sandbox(
-            funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, mcp_servers=mcp
+            funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, mcp_servers=mcp, **durable
         )
     except BaseException:
         if owned:
             mcp.close()
         raise
     sandbox._mcp_owned = owned
-    return SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map)
+    return _with_snapshot(SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map), snapshot)
+
+
+def _require_approval(caps: list[ToolCallCap], names: Sequence[str] | None, mcp: Any) -> list[ToolCallCap]:
+    """Mark the capabilities of the tools named in `names` as requiring
+    approval. A name that is no tool is a ValueError: a typo must not leave
+    a tool that should wait for a human free to run."""
+    if names is None:
+        return caps
+    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"require_approval must be a list of tool names, got {names!r:.80}")
+    by_pattern = {c.method_pattern: c for c in caps}
+    for name in names:
+        cap = by_pattern.get(f"mcp:{name}")
+        if cap is None and mcp is not None:
+            d = mcp.resolve(name)  # an MCP server's tool: "server.tool" or "server/tool"
+            cap = by_pattern.get(d.method) if d is not None else None
+        if cap is None:
+            known = sorted(p.removeprefix("mcp:") for p in by_pattern)
+            raise ValueError(f"require_approval names no tool {name!r}; the tools are {known}")
+        cap.requires_approval = True
+    return caps
+
+
+def _with_snapshot(tool: SandboxTool, snapshot: bytes | None) -> SandboxTool:
+    if snapshot is not None:
+        from . import durable
+
+        try:
+            durable.restore(tool.sandbox, snapshot)
+        except BaseException:
+            tool.close()
+            raise
+    return tool
 
 
 def _capabilities_with_mcp(

@@ -27,6 +27,8 @@ from .runtime.runtime import (
     ToolHandler,
     ToolRequest,
 )
+from . import durable as _durable
+from .durable import ApprovalHandler, _hybridmethod
 from .tools import ToolDefinition
 
 __all__ = ["Sandbox"]
@@ -55,11 +57,20 @@ class Sandbox:
     # mapping (started here, stopped by close()) or an MCPTools from
     # from_mcp() (left running: its owner closes it).
     mcp_servers: Any = None
+    # Durable sessions (docs/durable.md): keep a journal of every run
+    # (True: with a snapshot of the files at its start; "digest": only the
+    # snapshot's digest), and decide calls that need approval.
+    record: bool | str = False
+    approval_handler: ApprovalHandler | None = None
     _runtime: Runtime | None = field(default=None, repr=False)
     _prelude: str | None = field(default=None, repr=False)
     _audit_collector: AuditCollector | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        _durable.check_record(self.record)
+        if self.approval_handler is not None and not callable(self.approval_handler):
+            raise TypeError(f"approval_handler must be callable, got {type(self.approval_handler).__name__}")
+        self._init_args = _durable.init_args(self)
         self._mcp: Any = None
         self._mcp_owned = False
         if self.mcp_servers is not None:
@@ -108,6 +119,11 @@ class Sandbox:
             raise
         if self._audit_collector is not None:
             self._runtime.set_audit_collector(self._audit_collector)
+        self._runtime._durability = _durable.Durability(
+            record=self.record,
+            approval_handler=self.approval_handler,
+            approvals=any(getattr(c, "requires_approval", False) for c in self.capabilities),
+        )
 
     def _new_runtime(self, pca: bytes, trusted: list[str]) -> Runtime:
         return Runtime(
@@ -217,6 +233,83 @@ class Sandbox:
         cancellation it asked for); files, budgets and the sandbox stay."""
         if self._runtime is not None:
             self._runtime.cancel()
+
+    # -- durable sessions (docs/durable.md) -----------------------------------
+
+    def snapshot(self, *, compress: bool = False) -> bytes:
+        """The sandbox's files (/workspace, /tmp) and the calls its budgets
+        have left, as bytes in the documented snapshot format. With
+        `compress`, files that shrink are stored DEFLATE-compressed. An
+        error while a run is in progress."""
+        return _durable.snapshot(self, compress)
+
+    @classmethod
+    def from_snapshot(cls, data: bytes, **kwargs: Any) -> Sandbox:
+        """A new sandbox, made with `kwargs` (the arguments of `Sandbox`),
+        holding a snapshot's files; its budgets are lowered to what the
+        snapshot had left (never raised). A damaged or hostile snapshot is a
+        ValueError and leaves nothing behind."""
+        sb = cls(**kwargs)
+        try:
+            _durable.restore(sb, data)
+        except BaseException:
+            sb.close()
+            raise
+        return sb
+
+    def fork(self) -> Sandbox:
+        """An independent copy: a new sandbox made with this one's arguments,
+        a copy of its files and its budgets as they are now."""
+        return _durable.fork(self)
+
+    @_hybridmethod
+    def replay(cls_or_self: Any, journal: bytes, *, then: str = "error", **kwargs: Any) -> Any:
+        """Re-run a recorded run (`last_result.journal`) without calling any
+        tool handler: the same stdout, stderr, exit status and files.
+
+        On the class, `Sandbox.replay(journal, **kwargs)` makes a sandbox
+        with `kwargs` (limits default to the journal's) from the journal's
+        start snapshot, replays the run, and returns the sandbox (the run is
+        its `last_result`). On a sandbox in the journal's start state,
+        `sb.replay(journal)` returns the replayed run's result.
+
+        A script that asks for something the journal did not record raises
+        ReplayDivergenceError; with `then="live"` the run instead goes on
+        with live inputs (the handler answers new calls)."""
+        if isinstance(cls_or_self, type):
+            _durable.check_then(then)
+            sb = _durable.new_from_journal(cls_or_self, journal, kwargs)
+            try:
+                _durable.replay_on(sb, journal, then)
+            except BaseException:
+                sb.close()
+                raise
+            return sb
+        if kwargs:
+            raise TypeError(f"replay() on a sandbox takes only the journal and then=, got {sorted(kwargs)}")
+        return _durable.replay_on(cls_or_self, journal, then)
+
+    @classmethod
+    def resume_approval(cls, token: bytes, *, approve: bool, **kwargs: Any) -> Sandbox:
+        """Continue a run that stopped for approval (ApprovalRequired.token),
+        in a new sandbox made with `kwargs`, in any process: the run is
+        replayed to the pending call without calling any tool handler, then
+        goes on live. `approve=True` runs the call; False makes it a
+        permission error in the script. Returns the sandbox, the finished
+        run in `last_result`; raises ApprovalRequired again at the next call
+        that needs approval."""
+        if not isinstance(approve, bool):
+            raise TypeError(f"approve must be True or False, got {approve!r}")
+        info = _durable.journal_info(token)
+        if info["end"] != "paused":
+            raise ValueError("resume_approval: this token is a journal of a run that did not stop for approval")
+        sb = _durable.new_from_journal(cls, token, kwargs)
+        try:
+            _durable.replay_on(sb, token, "live", approve)
+        except BaseException:
+            sb.close()
+            raise
+        return sb
 
     # -- introspection --------------------------------------------------------
 

@@ -28,6 +28,8 @@ from .runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 from .sandbox import Sandbox
 from .tools.conversion import _js_params, _tool_doc, _tool_name, _tool_parameters, capability_from_function, tool_from_function
 
+from .durable import ApprovalRequired
+
 __all__ = ["ExecutionResult", "SandboxTool"]
 
 _SHELL_UTILITIES = "grep, jq, tr, head, tail, sort, uniq, wc, cut, cat, echo"
@@ -116,6 +118,7 @@ def _build_sandbox(
     timeout: float,
     memory_limit: int,
     mcp_servers: Any = None,
+    **durable: Any,
 ) -> Sandbox:
     sandbox = Sandbox(
         tools=[tool_from_function(f) for f in funcs],
@@ -124,6 +127,7 @@ def _build_sandbox(
         timeout=timeout,
         memory_limit=memory_limit,
         mcp_servers=mcp_servers,
+        **durable,
     )
     # async def tools work under run()/execute() too: the sandbox drives an
     # event loop for them when none is running (deviation #4).
@@ -198,6 +202,8 @@ class SandboxTool:
     def _capture(self, run: Callable[[], str]) -> ExecutionResult:
         try:
             out = run()
+        except ApprovalRequired:
+            raise  # the caller decides and resumes (resume_approval)
         except Exception as e:
             return ExecutionResult(error=str(e), stderr=self.sandbox.last_stderr, success=False)
         return ExecutionResult(stdout=out, stderr=self.sandbox.last_stderr, success=True)
@@ -205,6 +211,8 @@ class SandboxTool:
     async def _capture_async(self, run: Callable[[], Awaitable[str]]) -> ExecutionResult:
         try:
             out = await run()
+        except ApprovalRequired:
+            raise
         except Exception as e:
             return ExecutionResult(error=str(e), stderr=self.sandbox.last_stderr, success=False)
         return ExecutionResult(stdout=out, stderr=self.sandbox.last_stderr, success=True)
@@ -216,6 +224,23 @@ class SandboxTool:
     def shell(self, command: str, *, stdin: str | bytes | None = None) -> ExecutionResult:
         """Run a shell command line. Never raises: failures are in the result."""
         return self._capture(lambda: self.sandbox.shell(command, stdin=stdin))
+
+    def resume_approval(self, token: bytes, *, approve: bool) -> str:
+        """Continue a run that raised ApprovalRequired, from its token (in
+        this process or another): the pending call runs if `approve`, else
+        the script gets a permission error. The tool's sandbox becomes the
+        resumed one (the files as the run left them). Returns the text
+        `run()` would have; raises ApprovalRequired again at the next call
+        that needs approval."""
+        resumed = Sandbox.resume_approval(token, approve=approve, **self.sandbox._init_args)
+        resumed._await_in_sync = self.sandbox._await_in_sync
+        old, self.sandbox = self.sandbox, resumed
+        old.close()
+        last = resumed.last_result
+        assert last is not None
+        return ExecutionResult(
+            stdout=last.stdout, stderr=last.stderr, error=last.error, success=last.error_kind is None
+        ).to_tool_message()
 
     # -- lifetime -------------------------------------------------------------
 

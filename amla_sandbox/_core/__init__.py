@@ -212,6 +212,96 @@ def sandbox_counts(handle: int) -> dict[str, int]:
     return counts
 
 
+# -- durable sessions (docs/durable.md) -------------------------------------------------------------
+#
+# Snapshots and journals cross as gopy byte-slice handles: registered with a
+# count of 0, so each is IncRef'd once and DecRef'd once, which frees it.
+
+
+def _to_go(data: bytes) -> int:
+    handle = int(_pycore.Slice_byte_from_bytes(bytes(data)))
+    _pycore.IncRef(handle)
+    return handle
+
+
+def _from_go(handle: int) -> bytes:
+    _pycore.IncRef(handle)
+    try:
+        return bytes(_pycore.Slice_byte_to_bytes(handle))
+    finally:
+        _pycore.DecRef(handle)
+
+
+def _with_bytes(data: bytes, call: Any) -> Any:
+    handle = _to_go(data)
+    try:
+        return call(handle)
+    finally:
+        _pycore.DecRef(handle)
+
+
+def sandbox_snapshot(handle: int, compress: bool) -> bytes:
+    """The sandbox's files and budgets in the snapshot format."""
+    try:
+        return _from_go(_pycore.pycore_SandboxSnapshot(handle, compress))
+    except builtins.RuntimeError as e:
+        _raise(str(e))
+
+
+def sandbox_restore(handle: int, data: bytes) -> None:
+    """Replace the sandbox's files with a snapshot's (ValueError for a bad one)."""
+    _check(_with_bytes(data, lambda h: _pycore.pycore_SandboxRestore(handle, h)))
+
+
+def sandbox_copy_files(src: int, dst: int) -> None:
+    """Make dst's files and budgets a copy of src's (fork)."""
+    _check(_pycore.pycore_SandboxCopyFiles(src, dst))
+
+
+def sandbox_start_durable(handle: int, options: dict[str, Any], journal: bytes) -> int:
+    """Begin a journaled, replayed or approving run; return its id."""
+    try:
+        return int(_with_bytes(journal, lambda h: _pycore.pycore_SandboxStartDurable(handle, json.dumps(options), h)))
+    except builtins.RuntimeError as e:
+        _raise(str(e))
+
+
+def sandbox_approve(handle: int, run: int, request: int, approve: bool) -> None:
+    """Answer an approval request of the run."""
+    _check(_pycore.pycore_SandboxApprove(handle, run, request, approve))
+
+
+def sandbox_journal(handle: int, run: int) -> bytes:
+    """The finished run's journal (a paused run's token)."""
+    try:
+        return _from_go(_pycore.pycore_SandboxJournal(handle, run))
+    except builtins.RuntimeError as e:
+        _raise(str(e))
+
+
+def sandbox_durable_outcome(handle: int, run: int) -> dict[str, Any]:
+    """{"divergence": ... | None, "paused": ... | None} of the finished run."""
+    try:
+        outcome: dict[str, Any] = json.loads(_pycore.pycore_SandboxDurableOutcome(handle, run))
+    except builtins.RuntimeError as e:
+        _raise(str(e))
+    return outcome
+
+
+def journal_info(journal: bytes) -> dict[str, Any]:
+    """What a journal says of its run (ValueError for a bad one)."""
+    try:
+        info: dict[str, Any] = json.loads(_with_bytes(journal, _pycore.pycore_JournalInfo))
+    except builtins.RuntimeError as e:
+        _raise(str(e))
+    return info
+
+
+def sandbox_restore_journal_start(handle: int, journal: bytes) -> None:
+    """Restore the start snapshot a journal holds."""
+    _check(_with_bytes(journal, lambda h: _pycore.pycore_SandboxRestoreJournalStart(handle, h)))
+
+
 # -- guests and the module cache --------------------------------------------------------------------
 
 

@@ -70,6 +70,9 @@ class ToolCallCap(metaclass=_CapabilityMeta):
     constraints: ConstraintSet = field(default_factory=ConstraintSet)
     max_calls: int | None = None
     input_schema: dict[str, Any] | None = None
+    # A call this capability allows waits for a human's approval before
+    # its handler runs (docs/durable.md). Approval narrows, never widens.
+    requires_approval: bool = False
 
     # What the Go core calls this class; it decides the key's format.
     _kind: ClassVar[str] = TOOL_CALL_CAP_TYPE
@@ -86,11 +89,12 @@ class ToolCallCap(metaclass=_CapabilityMeta):
         if not type.__instancecheck__(ToolCallCap, other):
             return NotImplemented
         assert isinstance(other, ToolCallCap)
-        return (self.method_pattern, self.constraints, self.max_calls, self.input_schema) == (
+        return (self.method_pattern, self.constraints, self.max_calls, self.input_schema, self.requires_approval) == (
             other.method_pattern,
             other.constraints,
             other.max_calls,
             other.input_schema,
+            other.requires_approval,
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
@@ -104,6 +108,8 @@ class ToolCallCap(metaclass=_CapabilityMeta):
             d["constraints"] = [_constraint_to_dict(c) for c in cs]
         if with_limit and self.max_calls is not None:
             d["max_calls"] = self.max_calls
+        if self.requires_approval:
+            d["requires_approval"] = True
         d["kind"] = self._kind
         return d
 
@@ -132,6 +138,8 @@ class ToolCallCap(metaclass=_CapabilityMeta):
             d["max_calls"] = self.max_calls
         if self.input_schema is not None:
             d["input_schema"] = self.input_schema
+        if self.requires_approval:
+            d["requires_approval"] = True
         return d
 
     @classmethod
@@ -141,4 +149,5 @@ class ToolCallCap(metaclass=_CapabilityMeta):
             constraints=ConstraintSet([_constraint_from_dict(c) for c in data.get("constraints", [])]),
             max_calls=data.get("max_calls"),
             input_schema=data.get("input_schema"),
+            requires_approval=bool(data.get("requires_approval", False)),
         )

@@ -149,6 +149,10 @@ class RunResult:
     peak_memory_bytes: int = 0
     error: str | None = None
     error_kind: str | None = None
+    # The run's journal when the sandbox records (docs/durable.md).
+    journal: bytes | None = None
+    _paused: Any = field(default=None, repr=False)
+    _divergence: Any = field(default=None, repr=False)
 
     @classmethod
     def _from_dict(cls, d: dict[str, Any]) -> RunResult:
@@ -176,6 +180,10 @@ class RunResult:
         )
 
     def _raise_for_error(self) -> None:
+        if self.error_kind in ("approval_required", "replay_divergence"):
+            from ..durable import raise_for
+
+            raise_for(self)
         if self.error_kind == "timeout":
             raise TimeoutError(self.error)
         if self.error_kind == "memory":
@@ -259,6 +267,9 @@ class _Run:
     # Its driver gave it up (a cancelled execute_async): late events are dropped.
     abandoned: bool = False
     result: RunResult | None = None
+    # A durable run (journaled, replayed, or asking for approvals): what
+    # its end fetches (amla_sandbox/durable.py).
+    durable: Any = None
 
 
 class Runtime:
@@ -461,6 +472,7 @@ class Runtime:
         *,
         stdin: str | bytes | None = None,
         on_output: Callable[[str], None] | None = None,
+        replay: Any = None,
     ) -> None:
         """Begin running `code`; drive it with has_work/step/resume."""
         self._require_open()
@@ -480,10 +492,18 @@ class Runtime:
             # A run whose driver gave up on it (a cancelled task, an error in
             # a handler) may still be ending: stop it so this one can start.
             self._cancel(previous)
-        run_id = _core.sandbox_start(
-            self._handle, language, safe_text(code), safe_text(stdin or ""), stdin is not None, on_output is not None
+        from .. import durable
+
+        started = durable.start(
+            self, language, safe_text(code), safe_text(stdin or ""), stdin is not None, on_output is not None, replay
         )
-        self._run = _Run(run_id, on_output)
+        if started is not None:
+            run_id, kept = started
+        else:
+            run_id, kept = _core.sandbox_start(
+                self._handle, language, safe_text(code), safe_text(stdin or ""), stdin is not None, on_output is not None
+            ), None
+        self._run = _Run(run_id, on_output, durable=kept)
         self._audit("command_create", {"language": language, "code_bytes": len(code)})
 
     def _step(self, run: _Run, take: bool, timeout_ms: int = _STEP_MS) -> dict[str, Any]:
@@ -513,6 +533,10 @@ class Runtime:
 
     def _finish(self, run: _Run, result: dict[str, Any]) -> None:
         last = run.result = RunResult._from_dict(result)
+        if run.durable is not None:
+            from ..durable import finish
+
+            finish(self, run, last)
         run.running = False
         run.on_output = None
         for call in last.tool_calls:
@@ -538,8 +562,11 @@ class Runtime:
         run = self._run
         try:
             while run is not None and run.running:
-                kind = self._step(run, take=False)["kind"]
-                if kind in ("request", "waiting"):
+                ev = self._step(run, take=False)
+                if ev["kind"] == "approval":
+                    self._step(run, take=True)
+                    self._approve(run, ev)
+                elif ev["kind"] in ("request", "waiting"):
                     return True
             return False
         except BaseException:
@@ -554,6 +581,8 @@ class Runtime:
                 ev = self._step(run, take=True)
                 if ev["kind"] == "request":
                     return self._request(ev)
+                if ev["kind"] == "approval":
+                    self._approve(run, ev)
                 if ev["kind"] == "waiting":
                     raise builtins.RuntimeError(
                         f"step(): the script waits for the answers to requests {ev['ids']}, which step() "
@@ -617,6 +646,10 @@ class Runtime:
                 ev = self._step(run, take=True)
                 if ev["kind"] == "request":
                     self._answer(run, int(ev["id"]), Answer(code=CODE_CANCELLED, error=_ABANDONED))
+                elif ev["kind"] == "approval":
+                    from ..durable import refuse
+
+                    refuse(self, run, ev)
                 elif ev["kind"] == "waiting":
                     for i in ev["ids"]:
                         self._answer(run, int(i), Answer(code=CODE_CANCELLED, error=_ABANDONED))
@@ -665,6 +698,7 @@ class Runtime:
         on_output: Callable[[str], None] | None,
         stdin: str | bytes | None,
         starter: ToolPipeline | None = None,
+        replay: Any = None,
         *,
         handle_many: Callable[[list[ToolRequest]], list[Answer]] | None = None,
     ) -> RunResult:
@@ -682,7 +716,7 @@ class Runtime:
         self._lock.acquire()
         self._lock_owner = threading.get_ident()
         try:
-            self.start(code, language, stdin=stdin, on_output=on_output)
+            self.start(code, language, stdin=stdin, on_output=on_output, replay=replay)
             run = self._run
             assert run is not None
             started: dict[concurrent.futures.Future[Any], ToolRequest] = {}
@@ -690,6 +724,9 @@ class Runtime:
             try:
                 while run.running:
                     ev = self._step(run, take=True)
+                    if ev["kind"] == "approval":
+                        self._approve(run, ev)
+                        continue
                     if handle_many is not None:
                         if ev["kind"] == "request":
                             batch.append(self._request(ev))
@@ -728,6 +765,11 @@ class Runtime:
             return self._outcome(run)
         finally:
             self._release_lock()
+
+    def _approve(self, run: _Run, ev: dict[str, Any]) -> None:
+        from ..durable import approve
+
+        approve(self, run, ev)
 
     def _outcome(self, run: _Run) -> RunResult:
         if run.result is None:
@@ -807,6 +849,10 @@ class Runtime:
                             calls[asyncio.ensure_future(handle(req))] = req
                         elif ev["kind"] == "waiting" and calls and not answered:
                             held = True
+                        elif ev["kind"] == "approval":
+                            from ..durable import approve_async
+
+                            await approve_async(self, run, ev)
             except BaseException:
                 # Cancelled (or failed): stop the guest without blocking the
                 # event loop. The worker thread may still be in (or about to

@@ -121,6 +121,14 @@ type durableRun struct {
 	replayed map[int64]wire.ToolRequest
 	asks     map[int64]*approvalWait // guarded by r.mu
 
+	// The clocks as the guests saw them: the last value of each, and, once
+	// a replay has gone live, how far the host's monotonic clocks are
+	// behind the journal's (they are shifted forward so the guests' time
+	// never runs backwards; see liveClock).
+	clockLast   [4]uint64
+	clockOffset [4]uint64
+	clockSet    [4]bool
+
 	divergence *Divergence
 	paused     *PendingCall
 	encoded    []byte

@@ -547,3 +547,43 @@ func TestRecordedRunsInARow(t *testing.T) {
 		}
 	}
 }
+
+// A replay that goes live after the journal of a run stopped in a sleep:
+// the guest's clocks go on from the journal's (shifted forward, never
+// back), so its timers come due and it makes the next calls live.
+func TestThenLiveAfterAStoppedRun(t *testing.T) {
+	realGuests(t)
+	mk := func() *Sandbox {
+		sb, err := NewSandbox(nil, Config{Tools: durableTools, Limits: Limits{Timeout: 300 * time.Millisecond},
+			Guests: map[string]*GuestModule{wire.LangShell: realShell, wire.LangJavaScript: realJS}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sb.Close() })
+		return sb
+	}
+	for _, tt := range []struct{ lang, code string }{
+		{"javascript", "let i = 0; for (;;) { await add({a: i++, b: 0}); await new Promise(r => setTimeout(r, 20)); }"},
+		{"shell", "i=0; while true; do tool add --a $i --b 0; i=$((i+1)); sleep 0.02; done"},
+	} {
+		tools := &toolAnswers{}
+		r := startDurable(t, mk(), RunOptions{Language: tt.lang, Code: tt.code, Record: true})
+		if res := driveAll(t, r, tools.answer, nil); res.ErrorKind != wire.ErrKindTimeout {
+			t.Fatalf("recorded: %+v", res)
+		}
+		j := decode(t, journalOf(t, r))
+		sb2 := mk()
+		if err := sb2.Restore(j.Snapshot); err != nil {
+			t.Fatal(err)
+		}
+		live := &toolAnswers{}
+		r2 := startDurable(t, sb2, RunOptions{Replay: j, Then: ThenLive})
+		driveAll(t, r2, live.answer, nil)
+		if r2.Divergence() != nil || len(live.calls) == 0 {
+			t.Fatalf("%s: %d live calls, %v", tt.lang, len(live.calls), r2.Divergence())
+		}
+		if want := fmt.Sprintf(`mcp:add {"a":%d,"b":0}`, len(tools.calls)); live.calls[0] != want {
+			t.Fatalf("%s: the first live call is %s, want %s", tt.lang, live.calls[0], want)
+		}
+	}
+}

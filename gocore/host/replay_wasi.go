@@ -172,8 +172,11 @@ func defineJournalingWasi(l *wasmtime.Linker) error {
 				if int32(ev.clock) != id {
 					return 0, trapOf(d.diverge(d.calls, ev.describe(), asked))
 				}
-				if ev.errno == 0 && !putU64(c, out, ev.value) {
-					return errnoFault, nil
+				if ev.errno == 0 {
+					if !putU64(c, out, ev.value) {
+						return errnoFault, nil
+					}
+					d.sawClock(ev.clock, ev.value)
 				}
 				d.rec.add(ev)
 				return int32(ev.errno), nil
@@ -188,6 +191,11 @@ func defineJournalingWasi(l *wasmtime.Linker) error {
 				if !ok {
 					return errnoFault, nil
 				}
+				if d.live && id >= 1 && id <= 3 {
+					v = d.liveClock(byte(id), v)
+					putU64(c, out, v)
+				}
+				d.sawClock(byte(id), v)
 				rec.value = v
 			}
 			d.rec.add(rec)
@@ -246,7 +254,9 @@ func defineJournalingWasi(l *wasmtime.Linker) error {
 				d.rec.add(ev)
 				return int32(ev.errno), nil
 			}
+			restore := d.shiftAbsoluteSubscriptions(c, in, nsubs)
 			errno, trap = realCall(c, p.shim.poll, in, out, nsubs, neventsPtr)
+			restore()
 			if trap != nil {
 				return 0, trap
 			}
@@ -375,6 +385,61 @@ func filestat(c *wasmtime.Caller, p *proc, kind byte, buf int32, real func() (in
 }
 
 func trapOf(err error) *wasmtime.Trap { return wasmtime.NewTrap(err.Error()) }
+
+// sawClock notes the value of a clock the guest received.
+func (d *durableRun) sawClock(id byte, v uint64) {
+	if id < 4 {
+		d.clockLast[id], d.clockSet[id] = v, true
+	}
+}
+
+// liveClock is the value a guest gets from monotonic clock id (1-3) after
+// its replay went live: the host's reading, shifted forward if the
+// journal's clock was ahead (another process, another machine), so the
+// guest's time never runs backwards and its timers come due. The wall
+// clock (0) is never shifted: it says what time it is.
+func (d *durableRun) liveClock(id byte, real uint64) uint64 {
+	if d.clockOffset[id] == 0 && d.clockSet[id] && real+d.clockOffset[id] < d.clockLast[id] {
+		d.clockOffset[id] = d.clockLast[id] - real
+	}
+	return real + d.clockOffset[id]
+}
+
+// shiftAbsoluteSubscriptions moves the deadlines of absolute clock
+// subscriptions of a poll_oneoff from the guest's (shifted) time to the
+// host's, for the real call; the returned function puts them back.
+func (d *durableRun) shiftAbsoluteSubscriptions(c *wasmtime.Caller, in, nsubs int32) func() {
+	if d == nil || !d.live {
+		return func() {}
+	}
+	type saved struct {
+		ptr int32
+		v   uint64
+	}
+	var undo []saved
+	for i := int32(0); i < nsubs && i < 1024; i++ {
+		sub := in + i*48
+		// subscription: userdata u64, tag u8 at 8 (0 = clock), clock id
+		// u32 at 16, timeout u64 at 24, precision u64 at 32, flags u16 at
+		// 40 (1 = absolute).
+		b, t := guestView(c, sub, 48)
+		if t != nil {
+			break
+		}
+		id := binary.LittleEndian.Uint32(b[16:])
+		if b[8] != 0 || binary.LittleEndian.Uint16(b[40:])&1 == 0 || id < 1 || id > 3 || d.clockOffset[id] == 0 {
+			continue
+		}
+		v := binary.LittleEndian.Uint64(b[24:])
+		undo = append(undo, saved{sub + 24, v})
+		binary.LittleEndian.PutUint64(b[24:], v-min(v, d.clockOffset[id]))
+	}
+	return func() {
+		for _, u := range undo {
+			putU64(c, u.ptr, u.v)
+		}
+	}
+}
 
 func getU64(c *wasmtime.Caller, ptr int32) (uint64, bool) {
 	b, t := guestView(c, ptr, 8)
