@@ -1,192 +1,126 @@
-package host
+package guesttest
+
+// Durable sessions on the real host with the real guests
+// (docs/durable.md): record and replay exactly (Promise.all, the clock,
+// random numbers, files and their times, nested processes), approval
+// that pauses and resumes from a token, replays of stopped runs.
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"amlasandbox/gocore/host"
 	"amlasandbox/gocore/wire"
 )
 
-// The package's real guests, built from source as setup.py builds them
-// (a reactor, snapshotted), and cached under the OS temp dir by a hash of
-// their sources: the shell guest from guests/shell, the JavaScript guest
-// with guests/js/build.py (sharing gocore/jsguest's build cache). The
-// first build takes a minute or two.
-
-var (
-	realOnce          sync.Once
-	realShell, realJS *GuestModule
-	realErr           error
-)
-
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
-
-// hashTree hashes the files under dirs whose names end in one of exts.
-func hashTree(root string, dirs []string, exts ...string) (string, error) {
-	var files []string
-	for _, d := range dirs {
-		err := filepath.WalkDir(filepath.Join(root, d), func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if e.IsDir() {
-				if n := e.Name(); n == "__pycache__" || n == "testdata" {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			for _, x := range exts {
-				if strings.HasSuffix(p, x) {
-					files = append(files, p)
-					break
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return "", err
-		}
-	}
-	sort.Strings(files)
-	h := sha256.New()
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		rel, _ := filepath.Rel(root, f)
-		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
-		h.Write(b)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
-}
-
-// cachedBuild returns out, making it with build under a lock when absent.
-func cachedBuild(out string, build func(tmp string) error) error {
-	if _, err := os.Stat(out); err == nil {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	lock, err := os.OpenFile(filepath.Join(filepath.Dir(out), "lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return err
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return err
-	}
-	if _, err := os.Stat(out); err == nil {
-		return nil
-	}
-	tmp := out + ".tmp"
-	if err := build(tmp); err != nil {
-		return err
-	}
-	return os.Rename(tmp, out)
-}
-
-func snapshotFile(in, out string) error {
-	raw, err := os.ReadFile(in)
-	if err != nil {
-		return err
-	}
-	snap, err := SnapshotGuest(raw)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(out, snap, 0o644)
-}
-
-func testPython() string {
-	if p := os.Getenv("AMLA_PYTHON"); p != "" {
-		return p
-	}
-	if v := os.Getenv("VIRTUAL_ENV"); v != "" {
-		if p := filepath.Join(v, "bin", "python"); fileExists(p) {
-			return p
-		}
-	}
-	return "python3"
-}
-
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-func buildRealGuests() error {
-	root := repoRoot()
-	cache := filepath.Join(os.TempDir(), "amla-durable-test")
-	key, err := hashTree(root, []string{"guests/shell", "gocore/wire", "gocore/wasmsnap"}, ".go", "go.mod", "go.sum")
-	if err != nil {
-		return err
-	}
-	shell := filepath.Join(cache, "shell-"+key+".wasm")
-	err = cachedBuild(shell, func(tmp string) error {
-		raw := tmp + ".raw"
-		defer os.Remove(raw)
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-buildmode=c-shared", "-o", raw, "./guests/shell/cmd/guest")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("building the shell guest: %v\n%s", err, out)
-		}
-		return snapshotFile(raw, tmp)
-	})
-	if err != nil {
-		return err
-	}
-	// The JavaScript guest: the same cache and key as gocore/jsguest's tests.
-	jsKey, err := hashTree(filepath.Join(root, "guests", "js"), []string{"."}, ".c", ".h", ".js", ".py")
-	if err != nil {
-		return err
-	}
-	jsCache := filepath.Join(os.TempDir(), "amla-jsguest-cache")
-	jsRaw := os.Getenv("AMLA_JS_WASM")
-	if jsRaw == "" {
-		jsRaw = filepath.Join(jsCache, "amla_js-"+jsKey+".wasm")
-		err = cachedBuild(jsRaw, func(tmp string) error {
-			cmd := exec.Command(testPython(), filepath.Join(root, "guests", "js", "build.py"), "--out", tmp, "--build-dir", filepath.Join(jsCache, "build"))
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("building the JavaScript guest: %v\n%s", err, out)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	js := filepath.Join(cache, "js-"+jsKey+".wasm")
-	if err := cachedBuild(js, func(tmp string) error { return snapshotFile(jsRaw, tmp) }); err != nil {
-		return err
-	}
-	if realShell, err = LoadGuest(shell, filepath.Join(cache, "shell-"+key+".cwasm")); err != nil {
-		return err
-	}
-	realJS, err = LoadGuest(js, filepath.Join(cache, "js-"+jsKey+".cwasm"))
-	return err
-}
-
-func realGuests(t *testing.T) {
+// driveAll answers requests with answer and approvals with approve;
+// requests issued together are answered in reverse order (as concurrent
+// handlers may finish), which the journal must capture.
+func driveAll(t *testing.T, r *host.Run, answer func(wire.Event) (string, error), approve func(wire.Event) bool) wire.Result {
 	t.Helper()
-	realOnce.Do(func() { realErr = buildRealGuests() })
-	if realErr != nil {
-		t.Fatal(realErr)
+	var batch []wire.Event
+	flush := func() {
+		for i := len(batch) - 1; i >= 0; i-- {
+			ev := batch[i]
+			res, err := answer(ev)
+			if err != nil {
+				r.ResumeError(ev.ID, wire.CodeInternal, err.Error())
+			} else if err := r.Resume(ev.ID, res); err != nil {
+				t.Fatal(err)
+			}
+		}
+		batch = batch[:0]
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		ev := r.Step(20*time.Millisecond, true)
+		switch ev.Kind {
+		case wire.EventDone:
+			return *ev.Result
+		case wire.EventRequest:
+			if answer == nil {
+				t.Fatalf("a request reached the driver: %s %s", ev.Method, ev.Params)
+			}
+			batch = append(batch, ev)
+			continue
+		case host.EventApproval:
+			if approve == nil {
+				t.Fatalf("an approval reached the driver: %s", ev.Method)
+			}
+			if err := r.Approve(ev.ID, approve(ev)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		flush()
+	}
+	r.Cancel()
+	t.Fatal("run did not end within a minute")
+	return wire.Result{}
+}
+
+func startDurable(t *testing.T, sb *host.Sandbox, o host.RunOptions) *host.Run {
+	t.Helper()
+	r, err := sb.StartDurable(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func journalOf(t *testing.T, r *host.Run) []byte {
+	t.Helper()
+	j, err := r.Journal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func decode(t *testing.T, b []byte) *host.Journal {
+	t.Helper()
+	j, err := host.DecodeJournal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
+
+// approvalAuth allows every call; those named true need approval.
+type approvalAuth map[string]bool
+
+func (a approvalAuth) Authorize(string, json.RawMessage) error { return nil }
+
+func (a approvalAuth) AuthorizeCall(method string, _ json.RawMessage) (bool, error) {
+	return a[method], nil
+}
+
+// writeFiles puts files (path under the sandbox's root -> contents) into
+// its directory directly.
+func writeFiles(t *testing.T, sb *host.Sandbox, files map[string]string) {
+	t.Helper()
+	for p, data := range files {
+		path := filepath.Join(sb.Root(), filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -196,11 +130,16 @@ var durableTools = []wire.ToolInfo{
 	{Name: "pay", Description: "move money", InputSchema: json.RawMessage(`{"type":"object","properties":{"amount":{"type":"integer"}}}`)},
 }
 
-func newRealSandbox(t *testing.T, auth Authorizer) *Sandbox {
+func newRealSandbox(t *testing.T, auth host.Authorizer) *host.Sandbox {
 	t.Helper()
-	realGuests(t)
-	sb, err := NewSandbox(nil, Config{Tools: durableTools, Authorizer: auth,
-		Guests: map[string]*GuestModule{wire.LangShell: realShell, wire.LangJavaScript: realJS}})
+	return newDurableSandbox(t, auth, host.Limits{})
+}
+
+func newDurableSandbox(t *testing.T, auth host.Authorizer, lim host.Limits) *host.Sandbox {
+	t.Helper()
+	js, shell := guests(t)
+	sb, err := host.NewSandbox(nil, host.Config{Tools: durableTools, Authorizer: auth, Limits: lim,
+		Guests: map[string]*host.GuestModule{wire.LangShell: shell, wire.LangJavaScript: js}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,9 +226,9 @@ func TestReplayRealGuests(t *testing.T) {
 	for _, sc := range durableScripts {
 		t.Run(sc.name, func(t *testing.T) {
 			sb := newRealSandbox(t, nil)
-			writeTree(t, sb, map[string]string{"workspace/seed.txt": "seed"})
+			writeFiles(t, sb, map[string]string{"workspace/seed.txt": "seed"})
 			tools := &toolAnswers{}
-			r := startDurable(t, sb, RunOptions{Language: sc.lang, Code: sc.code, Record: true})
+			r := startDurable(t, sb, host.RunOptions{Language: sc.lang, Code: sc.code, Record: true})
 			want := driveAll(t, r, tools.answer, nil)
 			if want.ErrorKind != "" && sc.name != "js error exit" {
 				t.Fatalf("recorded run failed: %+v", want)
@@ -300,7 +239,7 @@ func TestReplayRealGuests(t *testing.T) {
 			if err := sb2.Restore(j.Snapshot); err != nil {
 				t.Fatal(err)
 			}
-			r2 := startDurable(t, sb2, RunOptions{Replay: j})
+			r2 := startDurable(t, sb2, host.RunOptions{Replay: j})
 			got := driveAll(t, r2, nil, nil)
 			if d := r2.Divergence(); d != nil {
 				t.Fatalf("divergence: %v\nrecorded stdout %q", d, want.Stdout)
@@ -327,10 +266,18 @@ func TestReplayRealGuests(t *testing.T) {
 // their times).
 func contentsOf(t *testing.T, root string) string {
 	var b strings.Builder
-	err := walkFiles(root, func(e *snapEntry, host string) error {
-		fmt.Fprintf(&b, "%s %o %v", e.path, e.mode, e.dir)
-		if !e.dir {
-			data, err := os.ReadFile(host)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(&b, "%s %o %v", rel, info.Mode(), d.IsDir())
+		if d.Type().IsRegular() {
+			data, err := os.ReadFile(p)
 			if err != nil {
 				return err
 			}
@@ -347,14 +294,14 @@ func contentsOf(t *testing.T, root string) string {
 
 // resumeToken continues a paused run in a fresh sandbox from its token
 // alone, deciding the pending call.
-func resumeToken(t *testing.T, token []byte, approve bool, auth Authorizer, tools *toolAnswers) (*Run, wire.Result) {
+func resumeToken(t *testing.T, token []byte, approve bool, auth host.Authorizer, tools *toolAnswers) (*host.Run, wire.Result) {
 	t.Helper()
 	j := decode(t, token)
 	sb := newRealSandbox(t, auth)
 	if err := sb.Restore(j.Snapshot); err != nil {
 		t.Fatal(err)
 	}
-	r := startDurable(t, sb, RunOptions{Replay: j, Approve: &approve, Then: ThenLive, Record: true, Approvals: ApprovalPause})
+	r := startDurable(t, sb, host.RunOptions{Replay: j, Approve: &approve, Then: host.ThenLive, Record: true, Approvals: host.ApprovalPause})
 	res := driveAll(t, r, tools.answer, nil)
 	if d := r.Divergence(); d != nil {
 		t.Fatal(d)
@@ -394,9 +341,9 @@ console.log(before, o.stdout, o.stderr, o.exitCode);`,
 		t.Run(tt.name, func(t *testing.T) {
 			sb := newRealSandbox(t, auth)
 			tools := &toolAnswers{}
-			r := startDurable(t, sb, RunOptions{Language: tt.lang, Code: tt.code, Record: true, Approvals: ApprovalPause})
+			r := startDurable(t, sb, host.RunOptions{Language: tt.lang, Code: tt.code, Record: true, Approvals: host.ApprovalPause})
 			res := driveAll(t, r, tools.answer, nil)
-			if res.ErrorKind != ErrKindApproval {
+			if res.ErrorKind != host.ErrKindApproval {
 				t.Fatalf("no pause: %+v", res)
 			}
 			if strings.Join(sortedCopy(tools.calls), "|") != strings.Join(sortedCopy(tt.before), "|") {
@@ -434,7 +381,7 @@ console.log(before, o.stdout, o.stderr, o.exitCode);`,
 				if err := sb3.Restore(j.Snapshot); err != nil {
 					t.Fatal(err)
 				}
-				r3 := startDurable(t, sb3, RunOptions{Replay: j})
+				r3 := startDurable(t, sb3, host.RunOptions{Replay: j})
 				if res3 := driveAll(t, r3, nil, nil); res3.Stdout != res2.Stdout || r3.Divergence() != nil {
 					t.Fatalf("replaying the resumed run: %q vs %q, %v", res3.Stdout, res2.Stdout, r3.Divergence())
 				}
@@ -448,13 +395,13 @@ func TestApprovalTwiceRealGuest(t *testing.T) {
 	sb := newRealSandbox(t, auth)
 	tools := &toolAnswers{}
 	code := `const a = await pay({amount: 1}); const n = await add({a: 1, b: 1}); const b = await pay({amount: 2}); console.log(a.ok, n, b.ok, Date.now());`
-	r := startDurable(t, sb, RunOptions{Language: "javascript", Code: code, Record: true, Approvals: ApprovalPause})
-	if res := driveAll(t, r, tools.answer, nil); res.ErrorKind != ErrKindApproval || len(tools.calls) != 0 {
+	r := startDurable(t, sb, host.RunOptions{Language: "javascript", Code: code, Record: true, Approvals: host.ApprovalPause})
+	if res := driveAll(t, r, tools.answer, nil); res.ErrorKind != host.ErrKindApproval || len(tools.calls) != 0 {
 		t.Fatalf("first pause: %+v %v", res, tools.calls)
 	}
 	tools2 := &toolAnswers{}
 	r2, res2 := resumeToken(t, journalOf(t, r), true, auth, tools2)
-	if res2.ErrorKind != ErrKindApproval || r2.Paused() == nil || r2.Paused().Method != "mcp:pay" {
+	if res2.ErrorKind != host.ErrKindApproval || r2.Paused() == nil || r2.Paused().Method != "mcp:pay" {
 		t.Fatalf("second pause: %+v", res2)
 	}
 	if strings.Join(tools2.calls, "|") != `mcp:pay {"amount":1}|mcp:add {"a":1,"b":1}` {
@@ -478,30 +425,21 @@ func TestReplayStoppedRuns(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			realGuests(t)
-			mk := func() *Sandbox {
-				sb, err := NewSandbox(nil, Config{Tools: durableTools, Limits: Limits{Timeout: 300 * time.Millisecond},
-					Guests: map[string]*GuestModule{wire.LangShell: realShell, wire.LangJavaScript: realJS}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { sb.Close() })
-				return sb
-			}
-			r := startDurable(t, mk(), RunOptions{Language: tt.lang, Code: tt.code, Record: true})
+			mk := func() *host.Sandbox { return newDurableSandbox(t, nil, host.Limits{Timeout: 300 * time.Millisecond}) }
+			r := startDurable(t, mk(), host.RunOptions{Language: tt.lang, Code: tt.code, Record: true})
 			want := driveAll(t, r, nil, nil)
 			if want.ErrorKind != tt.kind {
 				t.Fatalf("recorded: %+v", want)
 			}
 			j := decode(t, journalOf(t, r))
-			if j.End != EndStopped || j.Reason != stopTimeout {
-				t.Fatalf("journal end %q reason %d", j.End, j.Reason)
+			if j.End != host.EndStopped || j.ErrorKind != wire.ErrKindTimeout {
+				t.Fatalf("journal end %q, %s", j.End, j.ErrorKind)
 			}
 			sb2 := mk()
 			if err := sb2.Restore(j.Snapshot); err != nil {
 				t.Fatal(err)
 			}
-			r2 := startDurable(t, sb2, RunOptions{Replay: j})
+			r2 := startDurable(t, sb2, host.RunOptions{Replay: j})
 			got := driveAll(t, r2, nil, nil)
 			if got.ErrorKind != want.ErrorKind || got.Stdout != want.Stdout || r2.Divergence() != nil {
 				t.Fatalf("replay: %+v (recorded %+v) %v", got, want, r2.Divergence())
@@ -527,7 +465,7 @@ func TestRecordedRunsInARow(t *testing.T) {
 		if i == 2 {
 			lang = "shell"
 		}
-		r := startDurable(t, sb, RunOptions{Language: lang, Code: code, Record: true})
+		r := startDurable(t, sb, host.RunOptions{Language: lang, Code: code, Record: true})
 		res := driveAll(t, r, tools.answer, nil)
 		if res.ErrorKind != "" {
 			t.Fatalf("run %d: %+v", i, res)
@@ -541,7 +479,7 @@ func TestRecordedRunsInARow(t *testing.T) {
 		if err := sb2.Restore(j.Snapshot); err != nil {
 			t.Fatal(err)
 		}
-		r := startDurable(t, sb2, RunOptions{Replay: j})
+		r := startDurable(t, sb2, host.RunOptions{Replay: j})
 		if res := driveAll(t, r, nil, nil); res.Stdout != outs[i] || r.Divergence() != nil {
 			t.Fatalf("run %d replays as %q (recorded %q): %v", i, res.Stdout, outs[i], r.Divergence())
 		}
@@ -552,22 +490,13 @@ func TestRecordedRunsInARow(t *testing.T) {
 // the guest's clocks go on from the journal's (shifted forward, never
 // back), so its timers come due and it makes the next calls live.
 func TestThenLiveAfterAStoppedRun(t *testing.T) {
-	realGuests(t)
-	mk := func() *Sandbox {
-		sb, err := NewSandbox(nil, Config{Tools: durableTools, Limits: Limits{Timeout: 300 * time.Millisecond},
-			Guests: map[string]*GuestModule{wire.LangShell: realShell, wire.LangJavaScript: realJS}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { sb.Close() })
-		return sb
-	}
+	mk := func() *host.Sandbox { return newDurableSandbox(t, nil, host.Limits{Timeout: 300 * time.Millisecond}) }
 	for _, tt := range []struct{ lang, code string }{
 		{"javascript", "let i = 0; for (;;) { await add({a: i++, b: 0}); await new Promise(r => setTimeout(r, 20)); }"},
 		{"shell", "i=0; while true; do tool add --a $i --b 0; i=$((i+1)); sleep 0.02; done"},
 	} {
 		tools := &toolAnswers{}
-		r := startDurable(t, mk(), RunOptions{Language: tt.lang, Code: tt.code, Record: true})
+		r := startDurable(t, mk(), host.RunOptions{Language: tt.lang, Code: tt.code, Record: true})
 		if res := driveAll(t, r, tools.answer, nil); res.ErrorKind != wire.ErrKindTimeout {
 			t.Fatalf("recorded: %+v", res)
 		}
@@ -577,7 +506,7 @@ func TestThenLiveAfterAStoppedRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		live := &toolAnswers{}
-		r2 := startDurable(t, sb2, RunOptions{Replay: j, Then: ThenLive})
+		r2 := startDurable(t, sb2, host.RunOptions{Replay: j, Then: host.ThenLive})
 		driveAll(t, r2, live.answer, nil)
 		if r2.Divergence() != nil || len(live.calls) == 0 {
 			t.Fatalf("%s: %d live calls, %v", tt.lang, len(live.calls), r2.Divergence())
