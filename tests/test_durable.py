@@ -446,3 +446,26 @@ def test_exceptions_are_attributes_and_all_is_unchanged() -> None:
     with pytest.raises(ValueError, match="record must be"):
         Sandbox(record="sometimes")
     json.dumps(cap.to_dict())
+
+
+def test_async_runs_record_and_replay() -> None:
+    async def slow_add(a: int, b: int) -> int:
+        """Add, slowly and out of order."""
+        await asyncio.sleep(0.01 * (5 - a))
+        return a + b
+
+    async def main() -> tuple[str, bytes]:
+        tool = create_sandbox_tool(tools=[slow_add], record=True)
+        out = await tool.sandbox.execute_async(
+            "const r = await Promise.all([0, 1, 2, 3, 4].map(a => slow_add({a, b: 1}))); console.log(r, Date.now())"
+        )
+        journal = tool.sandbox.last_result.journal
+        tool.close()
+        return out, journal
+
+    out, journal = asyncio.run(main())
+    assert out.startswith("[1,2,3,4,5] ")
+    replayed = Sandbox.replay(journal, tools=[tool_from_function(slow_add)], tool_handler=refuse_all,
+                              capabilities=[ToolCallCap(method_pattern="mcp:slow_add", max_calls=100)])
+    assert replayed.last_result.stdout == out
+    replayed.close()
