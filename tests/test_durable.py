@@ -469,3 +469,20 @@ def test_async_runs_record_and_replay() -> None:
                               capabilities=[ToolCallCap(method_pattern="mcp:slow_add", max_calls=100)])
     assert replayed.last_result.stdout == out
     replayed.close()
+
+
+def test_snapshots_and_journals_cross_the_boundary_without_leaking_handles() -> None:
+    from amla_sandbox._core import _pycore
+
+    sb = Sandbox(tools=TOOLS, tool_handler=Handler(), record=True)
+    sb.execute("await fs.writeFile('/workspace/x', 'y'); console.log(await add({a: 1, b: 2}))")
+    before = _pycore.NumHandles()
+    for _ in range(20):
+        data = sb.snapshot()
+        Sandbox.from_snapshot(data, tools=TOOLS, tool_handler=Handler()).close()
+        sb.execute("console.log(await add({a: 1, b: 2}))")
+        Sandbox.replay(sb.last_result.journal, tools=TOOLS, tool_handler=refuse_all).close()
+        with pytest.raises(ValueError):
+            Sandbox.from_snapshot(data[:-1], tools=TOOLS, tool_handler=Handler())
+    assert _pycore.NumHandles() == before
+    sb.close()
