@@ -246,7 +246,9 @@ func (d *durableRun) begin(s *Sandbox, o RunOptions) error {
 		d.head.FilesDigest = dg
 		return nil
 	}
-	snap, err := s.snapshotLocked(SnapshotOptions{Compress: true})
+	// Stored as they are: a run pays for reading and hashing its files
+	// once, not for compressing them (callers compress journals they keep).
+	snap, err := s.snapshotLocked(SnapshotOptions{})
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
