@@ -486,3 +486,29 @@ def test_snapshots_and_journals_cross_the_boundary_without_leaking_handles() -> 
             Sandbox.from_snapshot(data[:-1], tools=TOOLS, tool_handler=Handler())
     assert _pycore.NumHandles() == before
     sb.close()
+
+
+def test_the_public_loop_records_and_asks_for_approval() -> None:
+    approvals: list[str] = []
+
+    def approver(name: str, params: dict[str, Any]) -> bool:
+        approvals.append(name)
+        return True
+
+    sb = Sandbox(tools=TOOLS, record=True, approval_handler=approver,
+                 capabilities=[ToolCallCap(method_pattern="mcp:pay", requires_approval=True),
+                               ToolCallCap(method_pattern="mcp:add")])
+    sb.start("const r = await pay({to: 'x', amount: 1}); console.log(r.ok, await add({a: 1, b: 1}))")
+    seen = []
+    while sb.has_work():
+        req = sb.step()
+        assert req is not None
+        seen.append(req.method)
+        sb.resume(FUNCS[req.method.removeprefix("mcp:")](**req.params))
+    result = sb.result()
+    assert result is not None and result.stdout == "true 2\n"
+    assert approvals == ["pay"] and seen == ["mcp:pay", "mcp:add"]
+    replayed = Sandbox.replay(result.journal, tools=TOOLS, tool_handler=refuse_all, capabilities=sb.capabilities)
+    assert replayed.last_result.stdout == "true 2\n"
+    for s in (sb, replayed):
+        s.close()

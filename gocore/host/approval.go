@@ -122,6 +122,9 @@ func (r *Run) Approve(id int64, ok bool) error {
 		return fmt.Errorf("approve: no tool call %d waits for approval", id)
 	}
 	w.decided, w.ok = true, ok
+	// Answered: the driver no longer owes it (Step reports "waiting" only
+	// for requests it does).
+	delete(r.handed, id)
 	for i, ev := range r.queue {
 		if ev.Kind == EventApproval && ev.ID == id {
 			r.queue = append(r.queue[:i], r.queue[i+1:]...)
