@@ -69,6 +69,10 @@ type event struct {
 	n       uint64 // poll subscriptions, readdir bufused, disk bytes, sleep ms, call id
 	nevents uint64
 	data    []byte // random bytes, poll events, filestat, readdir bytes, params, answer frame
+	// parts, when set, is an answer frame in pieces (as tool_wait holds it:
+	// header and result), written as if they were one data; the writer
+	// copies them once, into the journal.
+	parts [][]byte
 	text    string // language, method
 	digest  []byte // process: guest digest (32) + code digest (8)
 	outcome byte   // call outcome; disk: 1 when refused
@@ -169,7 +173,18 @@ func (w *eventWriter) add(e *event) {
 		b = appendBytes(b, e.data)
 		b = append(b, e.outcome)
 	case evAnswer:
-		b = appendBytes(b, e.data)
+		if e.parts == nil {
+			b = appendBytes(b, e.data)
+			break
+		}
+		n := 0
+		for _, part := range e.parts {
+			n += len(part)
+		}
+		b = binary.AppendUvarint(b, uint64(n))
+		for _, part := range e.parts {
+			b = append(b, part...)
+		}
 	case evNoAnswer:
 	case evDisk:
 		b = binary.AppendUvarint(b, e.n)

@@ -111,7 +111,9 @@ func TestDecodeHostileJournals(t *testing.T) {
 	flipped[len(flipped)/2] ^= 1
 	otherSnap := *j
 	otherSnap.FilesDigest[0] ^= 1
-	badEvents := func(ev ...byte) []byte { return withSection(j, appendBytes(nil, ev), uint64(len(appendBytes(nil, ev)))) }
+	badEvents := func(ev ...byte) []byte {
+		return withSection(j, appendBytes(nil, ev), uint64(len(appendBytes(nil, ev))))
+	}
 	zeros := make([]byte, 1<<20)
 	tests := []struct {
 		name string

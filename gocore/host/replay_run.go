@@ -297,7 +297,7 @@ func (p *proc) waitJournaled(timeoutMS int64) (int32, error) {
 	}
 	switch {
 	case n > 0:
-		d.rec.add(&event{kind: evAnswer, data: p.taken})
+		d.rec.add(&event{kind: evAnswer, parts: p.taken})
 	case n == 0 && idle:
 		d.rec.add(&event{kind: evSleep, n: uint64(timeoutMS)})
 	case n == 0:
@@ -339,7 +339,7 @@ func (d *durableRun) deliver(p *proc, ev *event) (int32, error) {
 		return 0, d.diverge(d.calls, ev.describe(), "an answer to one of this process's own tool calls")
 	}
 	d.rec.add(ev)
-	p.taken = ev.data
+	p.taken = [][]byte{ev.data}
 	return int32(len(ev.data)), nil
 }
 
