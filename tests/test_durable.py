@@ -512,3 +512,51 @@ def test_the_public_loop_records_and_asks_for_approval() -> None:
     assert replayed.last_result.stdout == "true 2\n"
     for s in (sb, replayed):
         s.close()
+
+
+def _rss() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("no VmRSS")
+
+
+def test_the_durable_run_exports_refuse_a_replaced_run_and_do_not_grow_the_process() -> None:
+    # The per-run durable exports take the run's id like the others
+    # (tests/test_boundary.py) and return a status or (value, error), never a
+    # bare error, whose C string gopy would leak on every call.
+    from amla_sandbox import _core
+    from amla_sandbox.runtime.runtime import StaleRunError
+
+    sb = Sandbox(tools=TOOLS, tool_handler=Handler(), record=True)
+    sb.execute("console.log(await add({a: 1, b: 2}))")
+    rt = sb._runtime
+    assert rt is not None and rt._run is not None
+    handle, old = rt._handle, rt._run.id
+    journal = _core.sandbox_journal(handle, old)
+    assert journal == sb.last_result.journal
+    sb.execute("console.log(1)")
+    assert rt._run is not None and rt._run.id != old
+    for call in (
+        lambda: _core.sandbox_approve(handle, old, 1, True),
+        lambda: _core.sandbox_journal(handle, old),
+        lambda: _core.sandbox_durable_outcome(handle, old),
+    ):
+        with pytest.raises(StaleRunError, match="is not this sandbox's current run"):
+            call()
+    run = rt._run.id
+
+    def rounds(n: int) -> None:
+        for _ in range(n):
+            _core.sandbox_durable_outcome(handle, run)
+            _core.sandbox_journal(handle, run)
+            assert _core._pycore.pycore_SandboxApprove(handle, old, 1, True) != ""
+            assert _core._pycore.pycore_SandboxRestore(handle, 0) != ""  # no such byte slice
+
+    rounds(20_000)  # the allocator's and Go's first growth
+    before = _rss()
+    rounds(100_000)
+    grown = _rss() - before
+    assert grown < 6 << 20, f"100,000 rounds of the durable exports grew RSS by {grown / 2**20:.1f} MiB"
+    sb.close()
