@@ -560,3 +560,72 @@ def test_the_durable_run_exports_refuse_a_replaced_run_and_do_not_grow_the_proce
     grown = _rss() - before
     assert grown < 6 << 20, f"100,000 rounds of the durable exports grew RSS by {grown / 2**20:.1f} MiB"
     sb.close()
+
+
+# -- Python scripts (the Python guest, issue 17) ----------------------------------------------------
+#
+# Durable sessions do not depend on the language: a journal names its
+# language and the core replays whichever guest ran. These run once this
+# amla_sandbox runs Python (Sandbox.python and the Python guest).
+
+
+def _runs_python() -> bool:
+    if not callable(getattr(Sandbox, "python", None)):
+        return False
+    path = getattr(_wasm, "get_py_wasm_path", None)
+    return path is not None and Path(path()).is_file()
+
+
+needs_python = pytest.mark.skipif(not _runs_python(), reason="this amla_sandbox does not run Python scripts")
+
+PY_CASES = [
+    "print(add(a=1, b=2)); import random, time; print(random.random(), random.getrandbits(64), time.time(), time.monotonic())",
+    "import os; print(os.urandom(8).hex()); open('/workspace/p.txt', 'w').write(str(os.urandom(4))); print(sorted(os.listdir('/workspace')), os.stat('/workspace/p.txt').st_mtime_ns)",
+    "import asyncio\nasync def main():\n    r = await asyncio.gather(*[lookup(k='k' + str(i)) for i in range(4)])\n    print([x['value'] for x in r])\nasyncio.run(main())",
+    "try:\n    lookup(k='missing')\nexcept Exception as e:\n    print('caught', e)\nimport datetime; print(datetime.datetime.now().isoformat()); raise SystemExit(3)",
+    "import time; t = time.time(); time.sleep(0.01); print(time.time() - t >= 0); import subprocess; print(shell('echo $RANDOM; date +%N'))",
+]
+
+
+@needs_python
+@pytest.mark.parametrize("code", PY_CASES, ids=[f"py{i}" for i in range(len(PY_CASES))])
+def test_python_runs_record_and_replay_exactly(code: str) -> None:
+    handler = Handler()
+    sb = Sandbox(tools=TOOLS, tool_handler=handler, record=True)
+    try:
+        sb.python(code)  # type: ignore[attr-defined]
+    except amla_sandbox.RuntimeError:
+        pass
+    recorded = sb.last_result
+    assert recorded is not None and recorded.journal and recorded.stdout
+    replayed = Sandbox.replay(recorded.journal, tools=TOOLS, tool_handler=refuse_all)
+    try:
+        got = replayed.last_result
+        assert (got.stdout, got.stderr, got.exit_code, got.error_kind) == (
+            recorded.stdout, recorded.stderr, recorded.exit_code, recorded.error_kind)
+        assert files_of(replayed) == files_of(sb)
+    finally:
+        replayed.close()
+        sb.close()
+
+
+@needs_python
+def test_python_snapshot_fork_and_approval() -> None:
+    caps = [ToolCallCap(method_pattern="mcp:pay", requires_approval=True), ToolCallCap(method_pattern="mcp:add")]
+    handler = Handler()
+    sb = Sandbox(tools=TOOLS, tool_handler=handler, capabilities=caps)
+    sb.python("open('/workspace/a.txt', 'w').write('from python')")  # type: ignore[attr-defined]
+    child = sb.fork()
+    again = Sandbox.from_snapshot(sb.snapshot(), tools=TOOLS, tool_handler=handler, capabilities=caps)
+    for s in (child, again):
+        assert s.python("print(open('/workspace/a.txt').read())") == "from python\n"  # type: ignore[attr-defined]
+    with pytest.raises(ApprovalRequired) as info:
+        sb.python("print(add(a=1, b=1)); print(pay(to='bob', amount=5)); print(add(a=2, b=2))")  # type: ignore[attr-defined]
+    assert (info.value.method, info.value.params) == ("pay", {"to": "bob", "amount": 5})
+    assert handler.calls == [("add", {"a": 1, "b": 1})]
+    later = Handler()
+    resumed = Sandbox.resume_approval(info.value.token, approve=True, tools=TOOLS, tool_handler=later, capabilities=caps)
+    assert resumed.last_result.stdout == "2\n{'ok': True, 'to': 'bob', 'amount': 5}\n4\n"
+    assert later.calls == [("pay", {"to": "bob", "amount": 5}), ("add", {"a": 2, "b": 2})]
+    for s in (sb, child, again, resumed):
+        s.close()
