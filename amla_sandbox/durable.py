@@ -14,7 +14,7 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Union, cast
 
 from .runtime.runtime import RuntimeError as SandboxRuntimeError
 
@@ -184,7 +184,8 @@ def _decide(handler: ApprovalHandler | None, ev: dict[str, Any]) -> bool | Await
     params = ev.get("params")
     if isinstance(params, str):
         params = json.loads(params)
-    return handler(_tool_name(ev["method"]), params)
+    # Params are what the script passed: an object for every tool call.
+    return handler(_tool_name(ev["method"]), cast("dict[str, Any]", params))
 
 
 def _answer(rt: Runtime, run: _Run, ev: dict[str, Any], ok: Any) -> None:
@@ -274,7 +275,8 @@ def init_args(sb: Sandbox) -> dict[str, Any]:
 
 
 def snapshot(sb: Sandbox, compress: bool) -> bytes:
-    return _core().sandbox_snapshot(sb._rt()._handle, bool(compress))
+    data: bytes = _core().sandbox_snapshot(sb._rt()._handle, bool(compress))
+    return data
 
 
 def restore(sb: Sandbox, data: bytes) -> None:
@@ -306,7 +308,8 @@ def fork(sb: Sandbox) -> Sandbox:
 def journal_info(journal: bytes) -> dict[str, Any]:
     if not isinstance(journal, (bytes, bytearray, memoryview)):
         raise TypeError(f"a journal is bytes, got {type(journal).__name__}")
-    return _core().journal_info(bytes(journal))
+    info: dict[str, Any] = _core().journal_info(bytes(journal))
+    return info
 
 
 def _limits_from(info: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:

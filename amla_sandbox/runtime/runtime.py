@@ -276,6 +276,9 @@ class Runtime:
     """One sandbox in the Go core: its directory, capability budgets, limits,
     and the run loop. `execute()` runs a shell command line."""
 
+    # Durable sessions' settings (amla_sandbox/durable.py), set by Sandbox.
+    _durability: Any = None
+
     def __init__(self, config: RuntimeConfig) -> None:
         self._config = config
         self._handle = 0
