@@ -129,6 +129,15 @@ def ray_local(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def _init_ray(ledger_dir: Path) -> None:
+    # Earlier tests made sandboxes in this process, so wasmtime's fault
+    # handlers (a wasm trap is a SIGILL or SIGSEGV) are installed; Ray's
+    # driver would install its failure signal handler over them and the next
+    # trap in a later test would kill pytest (docs/scale-out.md: call
+    # ray.init() before the process makes its first sandbox). pytest enabled
+    # faulthandler first, so Ray's handler is the only one to keep out.
+    import ray._private.ray_constants as ray_constants
+
+    ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = True
     ray.init(
         num_cpus=2,
         include_dashboard=False,
@@ -339,6 +348,27 @@ def test_a_second_driver_uses_the_running_cluster_by_address(ray_local: Any, tmp
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().endswith("ok True hi"), out.stdout
+
+
+def test_a_guest_trap_in_the_driver_after_ray_init_is_an_error(ray_local: Any, tmp_path: Path) -> None:
+    """docs/scale-out.md: with ray.init() before the process's first
+    sandbox, a trap (a script out of memory) in the driver is an error and
+    the sandbox goes on."""
+    script = tmp_path / "driver.py"
+    script.write_text(
+        "import sys, ray\n"
+        "from amla_sandbox import Sandbox, MemoryLimitError\n"
+        "ray.init(address=sys.argv[1], log_to_driver=False)\n"
+        "sb = Sandbox(memory_limit=64 << 20)\n"
+        "try:\n"
+        "    sb.shell('seq 1 3000000 | sort -n | tail -1')\n"
+        "except MemoryLimitError:\n"
+        "    print('trapped', sb.shell('echo still here').strip())\n"
+    )
+    address = ray.get_runtime_context().gcs_address
+    out = subprocess.run([sys.executable, str(script), address], capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip() == "trapped still here", out.stdout
 
 
 # -- bad input -----------------------------------------------------------------------
