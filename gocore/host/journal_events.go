@@ -72,7 +72,7 @@ type event struct {
 	// parts, when set, is an answer frame in pieces (as tool_wait holds it:
 	// header and result), written as if they were one data; the writer
 	// copies them once, into the journal.
-	parts [][]byte
+	parts   [][]byte
 	text    string // language, method
 	digest  []byte // process: guest digest (32) + code digest (8)
 	outcome byte   // call outcome; disk: 1 when refused

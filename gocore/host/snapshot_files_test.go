@@ -364,6 +364,10 @@ func TestRestoreHostileSnapshots(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// The sandbox's directory goes in a directory of this test's own,
+			// so what appears beside it can only come from the restore (the
+			// system temp directory also gets other processes' sandboxes).
+			t.Setenv("TMPDIR", t.TempDir())
 			sb := newTestSandbox(t, Limits{DiskQuota: tt.quota}, nil)
 			writeTree(t, sb, map[string]string{"workspace/keep.txt": "kept"})
 			before := readTree(t, sb.Root())
