@@ -176,6 +176,16 @@ def pool(ray_local: Any) -> Any:
         yield p
 
 
+def _is_dead(actor: Any) -> bool:
+    try:
+        ray.get(actor.ping.remote(), timeout=5)
+    except ray.exceptions.RayActorError:
+        return True
+    except ray.exceptions.GetTimeoutError:
+        pass
+    return False
+
+
 def _session_actor(pool: SandboxPool, sid: str) -> Any:
     slot = pool.where(sid)
     assert slot is not None, f"session {sid} is open nowhere"
@@ -538,7 +548,12 @@ def test_actor_killed_between_runs_loses_no_completed_run(pool: SandboxPool) -> 
     )
     assert out == f"charged {sid} #1\n"
     remaining = pool.get_remaining_calls(sid, "cap:tool-call:mcp:charge")
-    ray.kill(_session_actor(pool, sid), no_restart=True)
+    victim = _session_actor(pool, sid)
+    ray.kill(victim, no_restart=True)
+    # ray.kill only asks: until the actor is gone, the next run could still
+    # start on it and make its charge before it dies, and the retry would
+    # then charge again. Between runs means after the actor is dead.
+    wait_for(lambda: _is_dead(victim), what="the killed actor to be dead")
     check = f"const b = await fs.readFile('/workspace/big.txt'); console.log(b.length, await charge({{session: '{sid}', n: 2}}))"
     if not HAS_SNAPSHOTS:
         # Without durable sessions the files died with the actor, and the pool says so.
