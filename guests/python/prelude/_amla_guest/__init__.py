@@ -1,0 +1,145 @@
+"""The Python guest's prelude: set-up once, then one run.
+
+Importing this package (amla_init, before any snapshot) installs the
+output streams, the event loop, the refusals of what the sandbox lacks,
+imports the modules scripts use most, and freezes everything that exists
+then out of the cyclic collector's sight, so a run's collections walk only
+what the run made (and do not write to the snapshot's pages).
+
+run() is one run: it reads the wire.Input, reseeds what a snapshot would
+otherwise repeat in every run, puts the tools and helpers in the script's
+globals, executes the script and returns its exit status.
+"""
+
+from __future__ import annotations
+
+import builtins
+import gc
+import json
+import os
+import sys
+
+import _amla
+
+from . import streams
+
+sys.stdout = sys.__stdout__ = streams.text_output(1)
+sys.stderr = sys.__stderr__ = streams.text_output(2)
+sys.stdin = sys.__stdin__ = streams.text_input("")
+
+# What scripts import most, imported now so a run does not pay for it (a
+# snapshot holds them ready). tempfile's name generator is not created
+# here: it would repeat its names in every run.
+import asyncio  # noqa: E402
+import base64  # noqa: E402,F401
+import collections  # noqa: E402,F401
+import csv  # noqa: E402,F401
+import dataclasses  # noqa: E402,F401
+import datetime  # noqa: E402,F401
+import decimal  # noqa: E402,F401
+import fractions  # noqa: E402,F401
+import functools  # noqa: E402,F401
+import hashlib  # noqa: E402,F401
+import heapq  # noqa: E402,F401
+import itertools  # noqa: E402,F401
+import math  # noqa: E402,F401
+import pathlib  # noqa: E402,F401
+import pprint  # noqa: E402,F401
+import random  # noqa: E402
+import re  # noqa: E402,F401
+import shutil  # noqa: E402,F401
+import sqlite3  # noqa: E402,F401
+import statistics  # noqa: E402,F401
+import string  # noqa: E402,F401
+import textwrap  # noqa: E402,F401
+import time  # noqa: E402,F401
+import traceback  # noqa: E402,F401
+import typing  # noqa: E402,F401
+import urllib.parse  # noqa: E402,F401
+import uuid  # noqa: E402,F401
+import zlib  # noqa: E402,F401
+import _sitebuiltins  # noqa: E402
+
+from . import calls, loop, refuse, script, shellcmd, tools  # noqa: E402
+
+loop.install()
+refuse.install()
+
+builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
+builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
+
+os.environ.clear()
+os.environ.update({"HOME": "/workspace", "PWD": "/workspace", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"})
+
+# sys.setrecursionlimit: Python frames live on the heap, so a limit of a
+# million lets a runaway recursion eat the memory limit before it ends in
+# RecursionError. Limits above what the run's memory allows are lowered.
+_set_recursion_limit = sys.setrecursionlimit
+_max_recursion = 20000
+# Bytes of heap one Python frame of a small recursive function takes,
+# rounded up generously.
+_FRAME_BYTES = 512
+
+
+def setrecursionlimit(limit: int, /) -> None:
+    """sys.setrecursionlimit, capped at what the sandbox's memory allows."""
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        raise TypeError(f"'{type(limit).__name__}' object cannot be interpreted as an integer")
+    _set_recursion_limit(min(limit, _max_recursion) if limit > 0 else limit)
+
+
+sys.setrecursionlimit = setrecursionlimit
+
+
+HELPERS = {
+    "shell": shellcmd.shell,
+    "ShellError": shellcmd.ShellError,
+    "list_tools": tools.list_tools,
+    "get_tool_info": tools.get_tool_info,
+    "call_tool": tools.call_tool,
+    "ToolError": calls.ToolError,
+    "ToolDenied": calls.ToolDenied,
+}
+for _name, _value in HELPERS.items():
+    setattr(builtins, _name, _value)
+
+gc.collect()
+gc.freeze()
+
+
+def run() -> int:
+    """One run of the script the host hands in; returns its exit status."""
+    global _max_recursion
+    inp = json.loads(_amla.input())
+    random.seed()
+    limit = inp.get("memory_limit") or 0
+    script.memory_limit = limit
+    if limit > 0:
+        _max_recursion = max(1000, min(100_000, limit // 4 // _FRAME_BYTES))
+    main = sys.modules["__main__"].__dict__
+    tools.install(inp.get("tools") or [], main)
+    main.update(HELPERS)
+    # Top-level await is allowed, so asyncio is at hand without an import.
+    main.setdefault("asyncio", asyncio)
+    stdin = inp.get("stdin") if inp.get("has_stdin") else ""
+    sys.stdin = streams.text_input(stdin or "")
+    # Modules the script keeps in /workspace are importable (after the
+    # standard library, which no file there can replace).
+    sys.path[:] = ["/workspace"]
+    filename = inp.get("filename") or "<string>"
+    argv = inp.get("argv")
+    sys.argv = list(argv) if isinstance(argv, list) and argv else (["-c"] if filename == "<string>" else [filename])
+    if filename != "<string>":
+        main["__file__"] = filename
+    status = script.execute(inp.get("code") or "", filename, main)
+    try:
+        import atexit
+
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001  (a replaced stream may fail; the status stands)
+                pass
+    return status

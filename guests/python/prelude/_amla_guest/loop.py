@@ -1,0 +1,88 @@
+"""An asyncio event loop whose waiting is done by the host.
+
+asyncio's own loops wait in a selector over a socket pair, which WASI does
+not have. HostEventLoop is asyncio's BaseEventLoop with a selector that
+waits for what a script in the sandbox can wait for: the answer to a tool
+call (tool_wait, which wakes as soon as one is in) or the next timer
+(sleep). Both wait in the host, where the run's deadline applies. Tool
+calls are submitted when they are made, so calls gathered together reach
+the host together and a host that answers concurrently can run them at
+once.
+
+Descriptor readiness (add_reader and friends) does not exist here: the
+sandbox has no sockets or pipes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import asyncio.events
+import math
+
+import _amla
+
+from . import calls
+
+# Waits longer than this are cut into pieces (the host's sleep takes whole
+# milliseconds in an i64; this only bounds one call).
+_MAX_WAIT_MS = 24 * 3600 * 1000
+
+
+class NeverFinishes(RuntimeError):
+    """The script awaits something nothing can complete."""
+
+
+class HostSelector:
+    """The one method of a selector BaseEventLoop uses: select(timeout)."""
+
+    def select(self, timeout: float | None) -> list:
+        if calls.pending_count():
+            ms = -1 if timeout is None else min(_MAX_WAIT_MS, math.ceil(timeout * 1000))
+            calls.deliver_next(ms)
+            return []
+        if timeout is None:
+            raise NeverFinishes(
+                "the script is awaiting something that can never finish "
+                "(nothing is pending: no tool call, no timer)"
+            )
+        if timeout > 0:
+            _amla.sleep(min(_MAX_WAIT_MS, math.ceil(timeout * 1000)))
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+class HostEventLoop(asyncio.BaseEventLoop):
+    """asyncio's event loop for the sandbox (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._selector = HostSelector()
+
+    def _process_events(self, event_list) -> None:
+        pass
+
+    def _write_to_self(self) -> None:
+        # Only other threads need to wake the loop; there are none.
+        pass
+
+    def close(self) -> None:
+        if self.is_running():
+            raise RuntimeError("Cannot close a running event loop")
+        super().close()
+
+
+class HostEventLoopPolicy(asyncio.events.BaseDefaultEventLoopPolicy):
+    _loop_factory = HostEventLoop
+
+
+def install() -> None:
+    asyncio.set_event_loop_policy(HostEventLoopPolicy())
+
+
+def run_main(coro):
+    """Runs the script's top-level coroutine (a script with top-level
+    await) as asyncio.run would, and returns its value."""
+    with asyncio.Runner(loop_factory=HostEventLoop) as runner:
+        return runner.run(coro)

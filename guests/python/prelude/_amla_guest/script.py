@@ -1,0 +1,156 @@
+"""Running the script: compile, execute, show the final expression, report
+an uncaught exception.
+
+The script is compiled as a module that may use top-level await. When its
+last statement is a bare expression, its value is printed after everything
+else, the way the JavaScript guest prints a returned value: a str as it
+is, None not at all, anything else as compact JSON, or repr() when it is
+not JSON. An uncaught exception prints Python's traceback (without the
+sandbox's own frames) on stderr and fails the run with exit status 1; one
+caused by running out of memory exits 137, which the host reads, with the
+memory the guest holds, as the memory limit.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import linecache
+import sys
+import traceback
+
+import _amla
+
+from . import calls, loop
+
+CO_COROUTINE = 0x80
+LAST = "__amla_last_value__"
+EXIT_OUT_OF_MEMORY = 137
+
+# Frames of these files are the sandbox's plumbing, not the script's.
+_PLUMBING = ("/usr/lib/python3.13/_amla_guest/", "/usr/lib/python3.13/asyncio/")
+
+
+def _compile(source: str, filename: str):
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | flags, dont_inherit=True)
+    has_last = bool(tree.body) and isinstance(tree.body[-1], ast.Expr)
+    if has_last:
+        expr = tree.body[-1]
+        assign = ast.Assign(targets=[ast.Name(LAST, ast.Store())], value=expr.value)
+        ast.copy_location(assign, expr)
+        assign.targets[0].lineno, assign.targets[0].col_offset = expr.lineno, expr.col_offset
+        assign.targets[0].end_lineno, assign.targets[0].end_col_offset = expr.end_lineno, expr.end_col_offset
+        tree.body[-1] = assign
+    return compile(tree, filename, "exec", flags, dont_inherit=True), has_last
+
+
+def show(value) -> str | None:
+    """How the final expression's value prints."""
+    value = calls.resolve(value)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+def _json_default(o):
+    if type(o) is calls.ToolCall:
+        return o.result()
+    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+
+def _user_traceback(tb):
+    """tb without the sandbox's own frames (the runner, asyncio's, the tool
+    functions'): the traceback shows only the script's code and the
+    libraries it called."""
+    kept = []
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_PLUMBING):
+            kept.append(tb)
+        tb = tb.tb_next
+    for a, b in zip(kept, kept[1:]):
+        a.tb_next = b
+    if kept:
+        kept[-1].tb_next = None
+        return kept[0]
+    return None
+
+
+def _strip(exc: BaseException | None) -> None:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc.__traceback__ = _user_traceback(exc.__traceback__)
+        if isinstance(exc, BaseExceptionGroup):
+            for sub in exc.exceptions:
+                _strip(sub)
+        exc = exc.__cause__ or exc.__context__
+
+
+def report(exc: BaseException) -> None:
+    """Prints exc and its chain as Python does, without the sandbox's frames."""
+    _strip(exc)
+    try:
+        text = "".join(traceback.format_exception(exc))
+    except RecursionError:
+        text = f"{type(exc).__name__}: {exc}\n"
+    sys.stderr.write(text)
+
+
+# The run's memory limit in bytes (set by run(); 0 = unknown).
+memory_limit = 0
+
+
+def _out_of_memory(exc: BaseException | None) -> bool:
+    """Whether exc comes from the memory limit: a MemoryError in its chain
+    while the guest holds nearly all the memory it may (the host's rule,
+    gocore/host/proc.go). A MemoryError for other reasons (the parser's
+    stack, one absurd request) is an ordinary error."""
+    seen = 0
+    while exc is not None and seen < 100:
+        if isinstance(exc, MemoryError):
+            return memory_limit > 0 and _amla.memory_size() >= memory_limit - memory_limit // 8
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+def _exit_status(e: SystemExit) -> int:
+    code = e.code
+    if code is None:
+        return 0
+    if isinstance(code, bool):
+        return int(code)
+    if isinstance(code, int):
+        return code & 0xFF
+    sys.stderr.write(f"{code}\n")
+    return 1
+
+
+def execute(source: str, filename: str, namespace: dict) -> int:
+    """Runs source in namespace; returns the exit status."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    try:
+        code, has_last = _compile(source, filename)
+    except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError) as e:
+        sys.stderr.write("".join(traceback.format_exception_only(e)))
+        return EXIT_OUT_OF_MEMORY if _out_of_memory(e) else 1
+    try:
+        result = eval(code, namespace)
+        if code.co_flags & CO_COROUTINE:
+            loop.run_main(result)
+        if has_last:
+            text = show(namespace.pop(LAST, None))
+            if text is not None:
+                sys.stdout.write(text + "\n")
+    except SystemExit as e:
+        return _exit_status(e)
+    except BaseException as e:  # noqa: BLE001  (everything the script raises is reported)
+        report(e)
+        return EXIT_OUT_OF_MEMORY if _out_of_memory(e) else 1
+    return 0

@@ -1,0 +1,198 @@
+"""The tools a script sees: one callable per registered tool.
+
+A tool named "get_weather" is get_weather(city="SF"); a dotted name is a
+path of namespaces ("stripe.charges.create" is stripe.charges.create(...));
+each "-", ":" and "/" in a name becomes "_". A tool takes keyword arguments,
+or one dict (the JavaScript habit), or both (merged; a key given twice is
+an error), and returns the decoded JSON of its result.
+
+Called from synchronous code, a tool waits for its answer and returns the
+value itself. Called from a coroutine (an async def, or a script using
+top-level await) it returns a ToolCall at once, already submitted, to be
+awaited, gathered or used directly.
+
+A tool whose first name part would hide a builtin, a keyword or one of the
+sandbox's own helpers gets no global; call_tool(name, ...) and
+get_tool_info(name) reach every tool by its registered name.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import keyword
+
+from . import calls
+
+# Conveniences that a tool of the same name replaces (site's builtins).
+_YIELDING = frozenset({"help", "exit", "quit", "copyright", "credits", "license"})
+# The sandbox's own globals, which no tool hides.
+HELPERS = frozenset({"shell", "list_tools", "get_tool_info", "call_tool", "ToolError", "ToolDenied", "ShellError"})
+
+
+def py_name(part: str) -> str:
+    return part.replace("-", "_").replace(":", "_").replace("/", "_")
+
+
+class Tool:
+    """A tool, a namespace of tools (stripe, stripe.charges), or both."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._info: dict | None = None
+        self._children: dict[str, Tool] = {}
+
+    def __call__(self, *args, **kwargs):
+        if self._info is None:
+            names = ", ".join(sorted(self._children))
+            raise TypeError(f"{self._path} is a namespace of tools, not a tool (it holds: {names})")
+        return invoke(self._info, self._path, args, kwargs, depth=2)
+
+    def __getattr__(self, name: str):
+        try:
+            return self.__dict__["_children"][name]
+        except KeyError:
+            pass
+        names = ", ".join(sorted(self.__dict__.get("_children", {}))) or "nothing"
+        raise AttributeError(f"{self.__dict__.get('_path', 'tool')} has no tool {name!r} (it holds: {names})")
+
+    def __dir__(self):
+        return sorted(self._children)
+
+    def __repr__(self) -> str:
+        if self._info is not None:
+            return f"<tool {self._info['name']}: {self._info['description'][:60]!r}>"
+        return f"<tools {self._path}: {', '.join(sorted(self._children))}>"
+
+
+def _params_json(info: dict, path: str, args: tuple, kwargs: dict) -> str:
+    if len(args) > 1:
+        raise TypeError(f"{path}() takes keyword arguments or one dict of them, not {len(args)} positional arguments")
+    params: dict
+    if args:
+        first = args[0]
+        if first is None:
+            params = {}
+        elif isinstance(first, dict):
+            params = dict(first)
+        else:
+            raise TypeError(f"{path}() takes keyword arguments or one dict of them, not a {type(calls.resolve(first)).__name__}")
+        for k in kwargs:
+            if k in params:
+                raise TypeError(f"{path}() got {k!r} both in the dict and as a keyword argument")
+        params.update(kwargs)
+    else:
+        params = kwargs
+    try:
+        return json.dumps(params, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_encode_default)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{path}(): {_bad_param(params)}: {e}") from None
+
+
+def _encode_default(o):
+    if type(o) is calls.ToolCall:
+        return o.result()
+    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+
+def _bad_param(params: dict) -> str:
+    for k, v in params.items():
+        try:
+            json.dumps(v, allow_nan=False, default=_encode_default)
+        except (TypeError, ValueError):
+            return f"parameter {k!r} cannot be sent as JSON"
+    return "the parameters cannot be sent as JSON"
+
+
+def invoke(info: dict, path: str, args: tuple, kwargs: dict, depth: int):
+    """Submits the call; waits for it unless the caller (depth frames up
+    from this function's caller) is a coroutine."""
+    call = calls.submit(info["id"], _params_json(info, path, args, kwargs))
+    if calls.caller_is_async(depth):
+        return call
+    return call.result()
+
+
+class Registry:
+    """The run's tools, by registered name and by global."""
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, dict] = {}
+        self.paths: dict[str, str] = {}  # registered name -> Python path, for those with a global
+        self.roots: dict[str, Tool] = {}
+
+    def add(self, t: dict) -> None:
+        name = t.get("name")
+        if not isinstance(name, str) or not name or name in self.by_name:
+            return
+        schema = t.get("inputSchema")
+        info = {
+            "id": "mcp:" + name,
+            "name": name,
+            "description": t.get("description") or "",
+            "parameters": schema if schema is not None else {"type": "object", "properties": {}},
+        }
+        self.by_name[name] = info
+        parts = [py_name(p) for p in name.split(".")]
+        if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
+            return
+        root = parts[0]
+        if root not in self.roots and (root in HELPERS or (hasattr(builtins, root) and root not in _YIELDING)):
+            return
+        node = self.roots.get(root)
+        if node is None:
+            node = self.roots[root] = Tool(root)
+        for i, part in enumerate(parts[1:], 1):
+            child = node._children.get(part)
+            if child is None:
+                child = node._children[part] = Tool(".".join(parts[: i + 1]))
+            node = child
+        if node._info is not None:
+            return  # a.b and a_b style clash: the first registered keeps it
+        node._info = info
+        self.paths[name] = ".".join(parts)
+
+    def find(self, name: str) -> dict | None:
+        name = str(name)
+        if name in self.by_name:
+            return self.by_name[name]
+        if name.startswith("mcp:") and name[4:] in self.by_name:
+            return self.by_name[name[4:]]
+        for reg, path in self.paths.items():
+            if path == name:
+                return self.by_name[reg]
+        return None
+
+
+registry = Registry()
+
+
+def list_tools() -> list[str]:
+    """The tools callable by name in this script, as Python paths."""
+    return list(registry.paths.values())
+
+
+def get_tool_info(name: str) -> dict | None:
+    """A tool's id, name, description and JSON Schema of its parameters, by
+    Python path or registered name; None for an unknown name."""
+    info = registry.find(name)
+    return None if info is None else dict(info)
+
+
+def call_tool(name: str, params: dict | None = None, /, **kwargs):
+    """Calls a tool by its registered name (or Python path)."""
+    info = registry.find(name)
+    if info is None:
+        raise NameError(f"Unknown tool: {name} (list_tools() shows the tools available)")
+    args = () if params is None else (params,)
+    return invoke(info, str(name), args, kwargs, depth=2)
+
+
+def install(tools: list, namespace: dict) -> None:
+    for t in tools:
+        if isinstance(t, dict):
+            registry.add(t)
+    for root, node in registry.roots.items():
+        namespace[root] = node
+        setattr(builtins, root, node)
+
