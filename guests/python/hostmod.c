@@ -145,6 +145,34 @@ static PyObject *hm_memory_size(PyObject *self, PyObject *unused)
     return PyLong_FromSize_t(__builtin_wasm_memory_size(0) * (size_t)65536);
 }
 
+/* Makes op immortal: its reference count is never written again, and the
+ * collector stops tracking it (CPython's internal API; the guest links
+ * CPython statically). */
+extern void _Py_SetImmortal(PyObject *op);
+
+/* immortalize(objects): see _amla_guest.immortal. Only for set-up: an
+ * immortal object is never freed. */
+static PyObject *hm_immortalize(PyObject *self, PyObject *arg)
+{
+    if (amla_running) {
+        PyErr_SetString(PyExc_RuntimeError, "_amla.immortalize() is for the guest's set-up");
+        return NULL;
+    }
+    PyObject *it = PyObject_GetIter(arg);
+    if (!it)
+        return NULL;
+    PyObject *o;
+    while ((o = PyIter_Next(it)) != NULL) {
+        /* Our own reference, taken by PyIter_Next, is never given back:
+         * the count no longer matters. */
+        _Py_SetImmortal(o);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 /* archive() -> memoryview: the embedded archive, read-only, not copied. */
 static PyObject *hm_archive(PyObject *self, PyObject *unused)
 {
@@ -161,6 +189,7 @@ static PyMethodDef hm_methods[] = {
     {"disk_reserve", hm_disk_reserve, METH_O, "disk_reserve(n) -> bool: room for n bytes of files"},
     {"exit_status", hm_exit_status, METH_O, "exit_status(code): record the exit status"},
     {"memory_size", hm_memory_size, METH_NOARGS, "memory_size() -> int: bytes of linear memory"},
+    {"immortalize", hm_immortalize, METH_O, "immortalize(objects): set-up only"},
     {"archive", hm_archive, METH_NOARGS, "archive() -> memoryview: the embedded module archive"},
     {NULL, NULL, 0, NULL},
 };

@@ -103,14 +103,15 @@ HELPERS = {
 for _name, _value in HELPERS.items():
     setattr(builtins, _name, _value)
 
-gc.collect()
-gc.freeze()
 
 
 def run() -> int:
     """One run of the script the host hands in; returns its exit status."""
+    return _run(json.loads(_amla.input()))
+
+
+def _run(inp: dict) -> int:
     global _max_recursion
-    inp = json.loads(_amla.input())
     random.seed()
     limit = inp.get("memory_limit") or 0
     script.memory_limit = limit
@@ -126,11 +127,17 @@ def run() -> int:
     # Modules the script keeps in /workspace are importable (after the
     # standard library, which no file there can replace).
     sys.path[:] = ["/workspace"]
-    filename = inp.get("filename") or "<string>"
+    # argv is the command line after "python": ["-c", ...] for code given
+    # as text (the API's runs), ["-", ...] for a script read from stdin,
+    # [path, ...] for a script file, which is then the code's filename.
     argv = inp.get("argv")
-    sys.argv = list(argv) if isinstance(argv, list) and argv else (["-c"] if filename == "<string>" else [filename])
-    if filename != "<string>":
+    sys.argv = [str(a) for a in argv] if isinstance(argv, list) and argv else ["-c"]
+    filename = "<string>" if sys.argv[0] == "-c" else "<stdin>" if sys.argv[0] == "-" else sys.argv[0]
+    if sys.argv[0] not in ("-c", "-"):
         main["__file__"] = filename
+        script_dir = os.path.dirname(os.path.abspath(filename))
+        if script_dir not in sys.path:
+            sys.path.insert(0, script_dir)
     status = script.execute(inp.get("code") or "", filename, main)
     try:
         import atexit
@@ -143,3 +150,41 @@ def run() -> int:
             except Exception:  # noqa: BLE001  (a replaced stream may fail; the status stands)
                 pass
     return status
+
+
+def _warm_up() -> None:
+    """Runs a few small scripts during set-up, with output going nowhere.
+
+    CPython specialises the bytecode it runs and counts executions in the
+    code objects themselves: the first runs of any code write to its pages.
+    Done here, before the snapshot, those writes are in the snapshot's
+    image, and each run writes (and the host copies back, or a fresh
+    instance faults in) only the pages that run really changes."""
+    import io
+    import linecache
+
+    saved = sys.stdout, sys.stderr, sys.stdin, sys.argv[:], sys.path[:]
+    main = sys.modules["__main__"].__dict__
+    before = dict(main)
+    sink = io.StringIO()
+    try:
+        sys.stdout = sys.stderr = sink
+        for _ in range(4):
+            for code in ("print(1)", "1 + 1", "x = {'a': [1, 2.5, None]}\nx", "'text'", "import json\njson.dumps(json.loads('[1]'))",
+                         "def f(n):\n    return n and f(n - 1)\nf(3)", "raise ValueError('x')"):
+                _run({"code": code, "memory_limit": 256 << 20})
+    finally:
+        sys.stdout, sys.stderr, sys.stdin = saved[:3]
+        sys.argv[:], sys.path[:] = saved[3], saved[4]
+        main.clear()
+        main.update(before)
+        linecache.cache.clear()
+        tools.registry.__init__()
+
+
+_warm_up()
+gc.collect()
+from . import immortal  # noqa: E402
+
+immortal.everything()
+gc.freeze()
