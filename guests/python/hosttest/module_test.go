@@ -75,6 +75,13 @@ func loadGuest() (*host.GuestModule, error) {
 	key := hex.EncodeToString(sum[:])[:16]
 	snapPath := filepath.Join(dir, "snapshot-"+key+".wasm")
 	if !fileExists(snapPath) {
+		// Snapshots of earlier builds and their compiled artifacts (tens
+		// of megabytes each) go.
+		old, _ := filepath.Glob(filepath.Join(dir, "*.cwasm"))
+		snaps, _ := filepath.Glob(filepath.Join(dir, "snapshot-*.wasm"))
+		for _, f := range append(old, snaps...) {
+			os.Remove(f)
+		}
 		snap, err := host.SnapshotGuest(raw)
 		if err != nil {
 			return nil, err
