@@ -120,7 +120,7 @@ WASI_LIBS = ("-ldl", "-lwasi-emulated-signal", "-lwasi-emulated-getpid", "-lwasi
 # pulls in would clash with a later replacement.
 DRIVER_SOURCES = ("libc_files.c", "libc_wait.c", "libc_netdb.c", "libc_pthread.c", "arena.c", "driver.c",
                   "hostmod.c", "stdlib.c")
-DRIVER_CFLAGS = ("-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers")
+DRIVER_CFLAGS = ("-O2", "-DNDEBUG", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers")
 # The C stack in linear memory, which CPython's recursion check guards
 # (the size CPython's own WASI build uses).
 C_STACK_BYTES = 8 * 1024 * 1024
@@ -321,8 +321,10 @@ def native_cc() -> str:
 
 def _tools(work: Path) -> dict[str, str]:
     """Wrapper scripts around zig for CPython's configure and make: cc
-    (dropping -Wl,--stack-first, which zig refuses and already does, and
-    not failing on __DATE__, which SOURCE_DATE_EPOCH fixes), ar, ranlib."""
+    (dropping -Wl,--stack-first, which zig refuses and already does, not
+    failing on __DATE__, which SOURCE_DATE_EPOCH fixes, and writing the
+    work directory's paths, which __FILE__ puts into the code, as /build so
+    that builds in different directories give the same bytes), ar, ranlib."""
     z = zig()
     d = work / "tools"
     d.mkdir(parents=True, exist_ok=True)
@@ -331,7 +333,7 @@ def _tools(work: Path) -> dict[str, str]:
             "#!/bin/sh\n"
             "# zig cc for wasm32-wasi, without the one flag zig refuses.\n"
             "for a do\n  shift\n  case \"$a\" in -Wl,--stack-first) continue;; esac\n  set -- \"$@\" \"$a\"\ndone\n"
-            f"exec '{z}' cc -target wasm32-wasi -Wno-error=date-time \"$@\"\n"
+            f"exec '{z}' cc -target wasm32-wasi -Wno-error=date-time -ffile-prefix-map='{work}'=/build \"$@\"\n"
         ),
         "ar": f"#!/bin/sh\nexec '{z}' ar \"$@\"\n",
         "ranlib": f"#!/bin/sh\nexec '{z}' ranlib \"$@\"\n",
@@ -389,7 +391,7 @@ def native_python(src: Path, work: Path) -> Path:
 def wasi_deps(work: Path, tools: dict[str, str], zig_id: str) -> Path:
     """zlib and SQLite for wasm32-wasi: <dir>/include and <dir>/lib."""
     zsrc, ssrc = fetch(ZLIB), fetch(SQLITE)
-    key = _key(_sha256_file(zsrc), _sha256_file(ssrc), zig_id, " ".join(ZLIB_CFLAGS), " ".join(SQLITE_CFLAGS), "deps-1")
+    key = _key(_sha256_file(zsrc), _sha256_file(ssrc), zig_id, " ".join(ZLIB_CFLAGS), " ".join(SQLITE_CFLAGS), "deps-2")
     d = work / f"deps-{key}"
     if (d / ".done").is_file():
         return d
@@ -426,7 +428,7 @@ def wasi_cpython(src: Path, work: Path, python: Path, deps: Path, tools: dict[st
     """CPython configured and built for wasm32-wasi (libpython and its
     module libraries; the interpreter program itself is not needed)."""
     site_text = (HERE / CONFIG_SITE).read_text()
-    key = _key(CPYTHON.sha256, zig_id, site_text, " ".join(WASI_CONFIGURE), deps.name, python.parent.name, "wasi-1")
+    key = _key(CPYTHON.sha256, zig_id, site_text, " ".join(WASI_CONFIGURE), deps.name, python.parent.name, "wasi-3")
     d = work / f"wasi-{key}"
     if (d / ".done").is_file():
         return d
@@ -444,7 +446,10 @@ def wasi_cpython(src: Path, work: Path, python: Path, deps: Path, tools: dict[st
     )
     log("configuring CPython for wasm32-wasi")
     started = time.monotonic()
-    _run([str(src / "configure"), *WASI_CONFIGURE, f"--build={build_triple}", f"--with-build-python={python}"],
+    # configure is named by a relative path: the build then refers to its
+    # sources relatively (VPATH is compiled into getpath), and the module
+    # does not depend on where the work directory is.
+    _run([os.path.relpath(src / "configure", d), *WASI_CONFIGURE, f"--build={build_triple}", f"--with-build-python={python}"],
          "configuring CPython for wasm32-wasi", cwd=d, env=env, log_file=d / "configure.log")
     log("compiling CPython for wasm32-wasi")
     # SOCK_RAW: zig's headers lack it, and the socket module refers to it.
@@ -466,15 +471,22 @@ def make_var(build: Path, name: str) -> str:
 def archive(src: Path, work: Path, python: Path, wasi: Path) -> Path:
     """The module archive stdlib.c embeds."""
     builddir = (wasi / "pybuilddir.txt").read_text().strip()
-    sysconfig_data = sorted((wasi / builddir).glob("_sysconfigdata_*.py"))
+    # sysconfig's data names the build's directories: written as /build,
+    # so the archive does not depend on where the build ran.
+    sysconfig_texts = {f.name: f.read_text().replace(str(work), "/build")
+                       for f in sorted((wasi / builddir).glob("_sysconfigdata_*.py"))}
     prelude = HERE / "prelude"
     parts = [python.parent.name, wasi.name, (HERE / "mkarchive.py").read_bytes()]
     parts += [f.read_bytes() for f in sorted(prelude.rglob("*.py"))]
-    parts += [f.read_bytes() for f in sysconfig_data]
+    parts += [f"{n}\0{t}" for n, t in sysconfig_texts.items()]
     out = work / f"archive-{_key(*parts)}" / "amla_archive.bin"
     if out.is_file():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
+    sysconfig_data = []
+    for name, text in sysconfig_texts.items():
+        (out.parent / name).write_text(text)
+        sysconfig_data.append(out.parent / name)
     log("compiling the standard library into the module archive")
     # The native interpreter runs from its build directory, where it finds
     # the source tree's Lib by itself.
