@@ -406,8 +406,8 @@ func TestFreshGlobals(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	sb := newSandbox(t, nil, host.Limits{})
-	if _, err := sb.Start("python", "print(1)", "", false, false); err == nil || !strings.Contains(err.Error(), `"python"`) {
-		t.Errorf("python: %v", err)
+	if _, err := sb.Start("ruby", "puts 1", "", false, false); err == nil || !strings.Contains(err.Error(), `"ruby"`) {
+		t.Errorf("ruby: %v", err)
 	}
 	opts := Options{Code: "ignored", Stdin: "return 'from stdin'", HasStdin: true}
 	r := runJS(t, opts)

@@ -18,8 +18,8 @@ import (
 	"amlasandbox/gocore/wire"
 )
 
-// The guests declare the host functions themselves: the C guest in
-// guests/js/amla.h, the Go guest with //go:wasmimport in
+// The guests declare the host functions themselves: the C guests in
+// guests/js/amla.h and guests/python/host.h, the Go guest with //go:wasmimport in
 // guests/shell/hostcall. TestGuestDeclarationsMatchTheHost checks both
 // against the functions the host defines (names, wasm signatures) and the
 // constants of package wire they copy, so a change on one side that the
@@ -92,9 +92,9 @@ func cType(t *testing.T, c string) []string {
 	return nil
 }
 
-func headerSigs(t *testing.T) (module string, sigs map[string]sig, defines map[string]int64) {
+func headerSigs(t *testing.T, header string) (module string, sigs map[string]sig, defines map[string]int64) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "guests", "js", "amla.h"))
+	b, err := os.ReadFile(filepath.Join("..", "..", header))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,13 +188,14 @@ func goGuestSigs(t *testing.T) (module string, sigs map[string]sig) {
 
 func TestGuestDeclarationsMatchTheHost(t *testing.T) {
 	host := hostSigs(t)
-	cMod, cSigs, defines := headerSigs(t)
+	cMod, cSigs, defines := headerSigs(t, "guests/js/amla.h")
+	pyMod, pySigs, pyDefines := headerSigs(t, "guests/python/host.h")
 	goMod, goSigs := goGuestSigs(t)
 	for _, guest := range []struct {
 		name   string
 		module string
 		sigs   map[string]sig
-	}{{"guests/js/amla.h", cMod, cSigs}, {"guests/shell/hostcall", goMod, goSigs}} {
+	}{{"guests/js/amla.h", cMod, cSigs}, {"guests/python/host.h", pyMod, pySigs}, {"guests/shell/hostcall", goMod, goSigs}} {
 		if guest.module != wire.Module {
 			t.Errorf("%s imports from module %q, the host defines %q", guest.name, guest.module, wire.Module)
 		}
@@ -209,6 +210,9 @@ func TestGuestDeclarationsMatchTheHost(t *testing.T) {
 	}
 	if got := defines["AMLA_DISK_ENTRY_COST"]; got != wire.DiskEntryCost {
 		t.Errorf("amla.h: AMLA_DISK_ENTRY_COST is %d, wire.DiskEntryCost %d", got, wire.DiskEntryCost)
+	}
+	if got := pyDefines["AMLA_DISK_ENTRY_COST"]; got != wire.DiskEntryCost {
+		t.Errorf("guests/python/host.h: AMLA_DISK_ENTRY_COST is %d, wire.DiskEntryCost %d", got, wire.DiskEntryCost)
 	}
 }
 

@@ -191,6 +191,13 @@ func (s *Sandbox) wasiConfig(runtimeLog string, memLimit int64) (*wasmtime.WasiC
 			return nil, fmt.Errorf("preopening %s: %v", pre.guest, err)
 		}
 	}
+	// Mounts come after the three directories, so those keep the file
+	// descriptors a snapshot recorded.
+	for _, m := range s.cfg.Mounts {
+		if err := wasi.PreopenDir(m.Host, m.Guest, wasmtime.DIR_READ, wasmtime.FILE_READ); err != nil {
+			return nil, fmt.Errorf("mounting %s at %s: %v", m.Host, m.Guest, err)
+		}
+	}
 	return wasi, nil
 }
 
@@ -650,7 +657,7 @@ func (p *proc) spawn(raw []byte, parentMemory int64) []byte {
 	}
 	if p.depth+1 > MaxNesting {
 		out.ExitCode = 126
-		out.Error = fmt.Sprintf("nesting limit reached: at most %d levels of shell()/node may run inside one another", MaxNesting)
+		out.Error = fmt.Sprintf("nesting limit reached: at most %d levels of shell()/node/python may run inside one another", MaxNesting)
 		return reply()
 	}
 	lim := r.sb.cfg.Limits
@@ -674,6 +681,7 @@ func (p *proc) spawn(raw []byte, parentMemory int64) []byte {
 	child := newProc(r, p, &bufs)
 	in := r.input
 	in.Language, in.Code, in.Stdin, in.HasStdin = req.Language, req.Code, req.Stdin, req.HasStdin
+	in.Argv, in.Dir = req.Argv, req.Dir
 	end := r.runProc(child, in, memLimit)
 	p.held = 0
 	r.notePeak(held + child.memory)

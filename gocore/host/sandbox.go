@@ -68,6 +68,17 @@ type Config struct {
 	// Sandbox's default guest.
 	Guests  map[string]*GuestModule
 	Sources map[string]GuestSource
+	// Mounts are host directories every guest process of the sandbox sees
+	// read-only at a path of its own, besides its three directories (the
+	// Python packages of Sandbox(python_packages=...)). The host never
+	// writes into them.
+	Mounts []Mount
+}
+
+// Mount shows the host directory Host to the guests, read-only, at Guest
+// (an absolute path outside /workspace and /tmp).
+type Mount struct {
+	Host, Guest string
 }
 
 // GuestSource names a guest module file and its compiled-artifact cache.
@@ -137,10 +148,8 @@ func (s *Sandbox) Authorizer() Authorizer { return s.cfg.Authorizer }
 
 // guestFor returns the module that runs language.
 func (s *Sandbox) guestFor(language string) (*GuestModule, error) {
-	switch language {
-	case wire.LangJavaScript, wire.LangShell:
-	default:
-		return nil, fmt.Errorf("unknown language %q (want %q or %q)", language, wire.LangJavaScript, wire.LangShell)
+	if err := checkLanguage(language); err != nil {
+		return nil, err
 	}
 	if g, ok := s.cfg.Guests[language]; ok && g != nil {
 		return g, nil
@@ -152,6 +161,15 @@ func (s *Sandbox) guestFor(language string) (*GuestModule, error) {
 		return nil, fmt.Errorf("no guest module runs %s", language)
 	}
 	return s.guest, nil
+}
+
+// checkLanguage refuses a language no guest runs.
+func checkLanguage(language string) error {
+	switch language {
+	case wire.LangJavaScript, wire.LangShell, wire.LangPython:
+		return nil
+	}
+	return fmt.Errorf("unknown language %q (want %q, %q or %q)", language, wire.LangJavaScript, wire.LangShell, wire.LangPython)
 }
 
 // ErrClosed is returned by a closed Sandbox.
@@ -184,10 +202,8 @@ func (s *Sandbox) start(in wire.Input, stream bool, begin func(*Run) error) (*Ru
 		// the next run starts on a quiet directory.
 		prev.WaitDone()
 	}
-	switch language {
-	case wire.LangJavaScript, wire.LangShell:
-	default:
-		return nil, fmt.Errorf("start: unknown language %q (want %q or %q)", language, wire.LangJavaScript, wire.LangShell)
+	if err := checkLanguage(language); err != nil {
+		return nil, fmt.Errorf("start: %w", err)
 	}
 	r := newRun(s, in, stream)
 	if begin != nil {

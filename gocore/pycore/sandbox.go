@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -41,6 +42,12 @@ var runIDs atomic.Int64
 type sandboxConfig struct {
 	WasmPath   string `json:"wasm_path"`
 	JSWasmPath string `json:"js_wasm_path"`
+	// PyWasmPath is the Python guest ("": this install has none, and a
+	// Python run fails saying so).
+	PyWasmPath string `json:"py_wasm_path"`
+	// PythonPackages is a directory of pure-Python packages the Python
+	// guest mounts read-only at PythonPackagesMount ("": none).
+	PythonPackages string `json:"python_packages"`
 	// CacheDir holds compiled guests ("": compile in memory); ShippedDir
 	// the artifacts a wheel ships; KeepWasm the guests whose artifacts the
 	// once-per-process prune keeps (see resolveCache).
@@ -110,10 +117,26 @@ func SandboxNew(configJSON string) (h int64, err error) {
 	if jsWasm != shellWasm {
 		js = source(jsWasm)
 	}
+	sources := map[string]host.GuestSource{wire.LangShell: shell, wire.LangJavaScript: js}
+	if cfg.PyWasmPath != "" {
+		if err := checkWasmFile(cfg.PyWasmPath); err != nil {
+			return 0, err
+		}
+		sources[wire.LangPython] = source(cfg.PyWasmPath)
+	}
+	var mounts []host.Mount
+	if cfg.PythonPackages != "" {
+		st, err := os.Stat(cfg.PythonPackages)
+		if err != nil || !st.IsDir() {
+			return 0, newError(kindInvalid, "python_packages: %s is not a directory", cfg.PythonPackages)
+		}
+		mounts = append(mounts, host.Mount{Host: cfg.PythonPackages, Guest: PythonPackagesMount})
+	}
 	sb, err := host.NewSandbox(nil, host.Config{
 		Tools:      tools,
 		Authorizer: policy,
-		Sources:    map[string]host.GuestSource{wire.LangShell: shell, wire.LangJavaScript: js},
+		Sources:    sources,
+		Mounts:     mounts,
 		Limits: host.Limits{
 			Timeout:       time.Duration(cfg.TimeoutS * float64(time.Second)),
 			MemoryLimit:   cfg.MemoryLimit,
@@ -129,6 +152,10 @@ func SandboxNew(configJSON string) (h int64, err error) {
 	}
 	return sandboxes.put(&sandboxEntry{sb: sb, policy: policy}), nil
 }
+
+// PythonPackagesMount is where the Python guest finds the packages of
+// Sandbox(python_packages=...) (guests/python puts it on sys.path).
+const PythonPackagesMount = "/usr/lib/python3.13/site-packages"
 
 // verifyPCA checks a hex PCA against trusted keys and returns the patterns
 // it grants.

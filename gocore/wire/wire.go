@@ -82,6 +82,7 @@ const (
 const (
 	LangJavaScript = "javascript"
 	LangShell      = "shell"
+	LangPython     = "python"
 )
 
 // Input is everything a run needs to know, handed to the guest at start.
@@ -99,6 +100,12 @@ type Input struct {
 	// MemoryLimit is the process's memory limit in bytes; a guest with a
 	// garbage collector keeps its heap goal below it.
 	MemoryLimit int64 `json:"memory_limit,omitempty"`
+	// Argv is a Python process's command line after "python" (sys.argv):
+	// ["-c", args...] for code given as text (the default), ["-", ...] for
+	// a script read from stdin, [path, ...] for a script file.
+	Argv []string `json:"argv,omitempty"`
+	// Dir is a child process's working directory ("" = /workspace).
+	Dir string `json:"dir,omitempty"`
 }
 
 // ToolInfo describes one registered tool (ToolDefinition.to_dict()).
@@ -154,16 +161,19 @@ type ToolAnswer struct {
 	Error  string          `json:"error,omitempty"`
 }
 
-// SpawnRequest asks the host to run the other guest as a child process:
-// JavaScript's shell() starts the shell, the shell's `node` starts
-// JavaScript. Language is LangJavaScript or LangShell; Code is the script;
-// Stdin is its standard input (for JavaScript with HasStdin, the script).
+// SpawnRequest asks the host to run another guest as a child process:
+// JavaScript's and Python's shell() start the shell, the shell's `node`
+// and `python` start JavaScript and Python. Language is LangJavaScript,
+// LangShell or LangPython; Code is the script; Stdin is its standard input
+// (for JavaScript with HasStdin, the script); Argv is a Python process's
+// command line (Input.Argv).
 type SpawnRequest struct {
-	Language string `json:"language"`
-	Code     string `json:"code"`
-	Stdin    string `json:"stdin,omitempty"`
-	HasStdin bool   `json:"has_stdin,omitempty"`
-	Dir      string `json:"dir,omitempty"` // working directory, default /workspace
+	Language string   `json:"language"`
+	Code     string   `json:"code"`
+	Stdin    string   `json:"stdin,omitempty"`
+	HasStdin bool     `json:"has_stdin,omitempty"`
+	Dir      string   `json:"dir,omitempty"` // working directory, default /workspace
+	Argv     []string `json:"argv,omitempty"`
 }
 
 // SpawnResult is how a child process ended. Error is set when it could not

@@ -515,6 +515,30 @@ def link(out: Path, work: Path, wasi: Path, src: Path, archive_bin: Path, tools:
     tmp.unlink()
 
 
+def _leading_comment(path: Path) -> str:
+    text = path.read_text(errors="replace")
+    if not text.lstrip().startswith("/*") or "*/" not in text:
+        raise BuildError(f"{path}: no leading licence comment")
+    text = text.lstrip()
+    return "\n".join(line.strip().lstrip("*").rstrip() for line in text[2 : text.index("*/")].splitlines()).strip()
+
+
+def licence_notice(work: Path) -> str:
+    """The licences of the third-party code compiled into the module, as
+    its sources state them."""
+    cp = work / "src-cpython" / f"Python-{CPYTHON_VERSION}"
+    parts = [
+        ("CPython " + CPYTHON_VERSION + ", the Python guest", (cp / "LICENSE").read_text(errors="replace").strip()),
+        ("Expat (CPython's Modules/expat)", (cp / "Modules" / "expat" / "COPYING").read_text(errors="replace").strip()),
+        ("libmpdec (CPython's Modules/_decimal/libmpdec)", _leading_comment(cp / "Modules" / "_decimal" / "libmpdec" / "mpdecimal.c")),
+        ("HACL* (CPython's Modules/_hacl)", _leading_comment(cp / "Modules" / "_hacl" / "Hacl_Hash_SHA2.c")),
+        ("BLAKE2 (CPython's Modules/_blake2/impl)", _leading_comment(cp / "Modules" / "_blake2" / "impl" / "blake2.h")),
+        ("zlib 1.3.1", (work / "src-zlib" / "zlib-1.3.1" / "LICENSE").read_text(errors="replace").strip()),
+        ("SQLite 3.46.1", _leading_comment(work / "src-sqlite" / "sqlite-amalgamation-3460100" / "sqlite3.h")),
+    ]
+    return "\n".join(f"{'=' * 78}\n{name}\n{text}\n" for name, text in parts)
+
+
 def input_key(zig_id: str) -> str:
     """The build's cache key: every input."""
     return _key(*(s.sha256 for s in SOURCES), source_hash(), zig_id, _version(native_cc().split() + ["--version"]),
@@ -527,9 +551,10 @@ def platform_tag() -> str:
     return f"{sys.platform}-{platform.machine()}"
 
 
-def build(out_wasm: Path, work_dir: Path) -> None:
+def build(out_wasm: Path, work_dir: Path) -> str:
     """Build the Python guest module into out_wasm, using work_dir for
-    sources and intermediate files. Raises BuildError."""
+    sources and intermediate files; return the licence notice of the
+    third-party code in it. Raises BuildError."""
     out_wasm = Path(out_wasm).resolve()
     work = Path(work_dir).resolve()
     if work == HERE or HERE in work.parents:
@@ -539,10 +564,11 @@ def build(out_wasm: Path, work_dir: Path) -> None:
     key = input_key(zig_id)
     cache = user_cache_dir()
     cached = cache / f"python-guest-{key}.wasm"
-    if cached.is_file():
+    cached_notice = cached.with_suffix(".licences.txt")
+    if cached.is_file() and cached_notice.is_file():
         log(f"using the cached build {cached}")
         _write_atomic(out_wasm, cached.read_bytes())
-        return
+        return cached_notice.read_text()
     started = time.monotonic()
     tools = _tools(work)
     src = _unpack(fetch(CPYTHON), work / "src-cpython", f"Python-{CPYTHON_VERSION}")
@@ -551,13 +577,17 @@ def build(out_wasm: Path, work_dir: Path) -> None:
     wasi = wasi_cpython(src, work, python, deps, tools, zig_id)
     arc = archive(src, work, python, wasi)
     link(out_wasm, work, wasi, src, arc, tools)
+    notice = licence_notice(work)
     log(f"built {out_wasm} ({out_wasm.stat().st_size:,} bytes) in {time.monotonic() - started:.0f} s")
     try:
+        _write_atomic(cached_notice, notice.encode())
         _write_atomic(cached, out_wasm.read_bytes())
         for old in sorted(cache.glob("python-guest-*.wasm"), key=lambda p: p.stat().st_mtime)[:-3]:
             old.unlink()
+            old.with_suffix(".licences.txt").unlink(missing_ok=True)
     except OSError as e:
         log(f"could not cache the build in {cache}: {e}")
+    return notice
 
 
 def main() -> int:

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <wasi/api.h>
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -186,6 +187,25 @@ EXPORT("amla_init") int32_t amla_init(void)
     return 0;
 }
 
+/* wasi-libc's table of preopened directories: read at start-up, which a
+ * snapshot records, so directories the host mounts past the three every
+ * instance has (Sandbox(python_packages=...)) are only seen once the table
+ * is read again. */
+void __wasilibc_reset_preopens(void);
+void __wasilibc_populate_preopens(void);
+
+/* The descriptor after /, /workspace and /tmp (fds 3, 4, 5). */
+#define FIRST_MOUNT_FD 6
+
+static void find_mounts(void)
+{
+    __wasi_prestat_t st;
+    if (__wasi_fd_prestat_get(FIRST_MOUNT_FD, &st) != 0)
+        return;
+    __wasilibc_reset_preopens();
+    __wasilibc_populate_preopens();
+}
+
 /* amla_run runs the one script of this instance and returns its exit
  * status (also recorded with exit_status). */
 EXPORT("amla_run") int32_t amla_run(void)
@@ -195,6 +215,7 @@ EXPORT("amla_run") int32_t amla_run(void)
         amla_exit_status(1);
         return 1;
     }
+    find_mounts();
     int32_t code = 1;
     PyObject *r = PyObject_CallNoArgs(run_fn);
     if (!r) {

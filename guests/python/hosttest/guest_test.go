@@ -5,8 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +14,7 @@ import (
 )
 
 // lang is the language the runs below ask for.
-const lang = wire.LangJavaScript
+const lang = wire.LangPython
 
 type options struct {
 	limits host.Limits
@@ -82,29 +80,6 @@ func (d denyList) Authorize(method string, _ json.RawMessage) error {
 		return errors.New(msg)
 	}
 	return nil
-}
-
-// TestImportsMatchWire checks host.h's imports against package wire: the
-// C side cannot import the Go constants, so the names are compared here.
-func TestImportsMatchWire(t *testing.T) {
-	h, err := os.ReadFile(filepath.Join(sourceDir(), "host.h"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, m := range regexp.MustCompile(`AMLA_IMPORT\("([a-z_]+)"\)`).FindAllStringSubmatch(string(h), -1) {
-		got = append(got, m[1])
-	}
-	want := []string{wire.FnInputLen, wire.FnInputRead, wire.FnOutput, wire.FnToolSubmit, wire.FnToolWait,
-		wire.FnToolTake, wire.FnExitStatus, wire.FnSleep, wire.FnSpawn, wire.FnSpawnTake, wire.FnDiskReserve}
-	sort.Strings(got)
-	sort.Strings(want)
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("host.h imports %v, wire defines %v", got, want)
-	}
-	if !strings.Contains(string(h), "#define AMLA_DISK_ENTRY_COST 4096") || wire.DiskEntryCost != 4096 {
-		t.Fatal("AMLA_DISK_ENTRY_COST differs from wire.DiskEntryCost")
-	}
 }
 
 // TestOutput pins how output and the final expression print
@@ -443,6 +418,28 @@ print(random.random())`, nil)
 	lines := strings.Split(second.Stdout, "\n")
 	if len(lines) < 2 || lines[0] != "None [1] ['/workspace'] / 1" || lines[1] == strings.TrimSpace(first.Stdout) {
 		t.Fatalf("first %+v\nsecond %+v", first, second)
+	}
+}
+
+// TestPythonFromTheShell runs python as the shell's applet: a child
+// process on the same files, with its argv, stdin and directory.
+func TestPythonFromTheShell(t *testing.T) {
+	sb := newSandbox(t, options{shell: true})
+	r, err := sb.Start(wire.LangShell, `python -c 'print(6 * 7)'
+mkdir -p sub && cd sub
+printf 'import sys, os\nprint(sys.argv, os.getcwd(), __file__)\n' > s.py
+python3 s.py a b
+echo 'print("from stdin")' | python -
+echo abc | python -c 'import sys; print(sys.stdin.read().strip().upper())'
+python -c 'import sys; sys.exit(3)'; echo "exit $?"
+printf '#!/usr/bin/env python3\nprint("shebang")\n' > run.py && ./run.py`, "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := drive(t, r, nil)
+	want := "42\n['s.py', 'a', 'b'] /workspace/sub /workspace/sub/s.py\nfrom stdin\nABC\nexit 3\nshebang\n"
+	if res.Stdout != want || res.ExitCode != 0 {
+		t.Fatalf("got stdout %q stderr %q exit %d", res.Stdout, res.Stderr, res.ExitCode)
 	}
 }
 

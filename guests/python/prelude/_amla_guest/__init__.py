@@ -91,6 +91,9 @@ def setrecursionlimit(limit: int, /) -> None:
 sys.setrecursionlimit = setrecursionlimit
 
 
+# Where Sandbox(python_packages=...) mounts its packages (gocore/pycore).
+SITE_PACKAGES = "/usr/lib/python3.13/site-packages"
+
 HELPERS = {
     "shell": shellcmd.shell,
     "ShellError": shellcmd.ShellError,
@@ -125,14 +128,25 @@ def _run(inp: dict) -> int:
     stdin = inp.get("stdin") if inp.get("has_stdin") else ""
     sys.stdin = streams.text_input(stdin or "")
     # Modules the script keeps in /workspace are importable (after the
-    # standard library, which no file there can replace).
+    # standard library, which no file there can replace), and so are the
+    # packages the sandbox mounts.
     sys.path[:] = ["/workspace"]
+    if os.path.isdir(SITE_PACKAGES):
+        sys.path.append(SITE_PACKAGES)
+    # A child process (python from the shell) starts where its parent is.
+    cwd = inp.get("dir") or "/workspace"
+    try:
+        os.chdir(cwd)
+    except OSError:
+        os.chdir("/workspace")
+    os.environ["PWD"] = os.getcwd()
     # argv is the command line after "python": ["-c", ...] for code given
     # as text (the API's runs), ["-", ...] for a script read from stdin,
     # [path, ...] for a script file, which is then the code's filename.
     argv = inp.get("argv")
     sys.argv = [str(a) for a in argv] if isinstance(argv, list) and argv else ["-c"]
-    filename = "<string>" if sys.argv[0] == "-c" else "<stdin>" if sys.argv[0] == "-" else sys.argv[0]
+    # A script file's name is absolute, as CPython makes it.
+    filename = "<string>" if sys.argv[0] == "-c" else "<stdin>" if sys.argv[0] == "-" else os.path.abspath(sys.argv[0])
     if sys.argv[0] not in ("-c", "-"):
         main["__file__"] = filename
         script_dir = os.path.dirname(os.path.abspath(filename))

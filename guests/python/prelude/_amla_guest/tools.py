@@ -126,8 +126,11 @@ class Registry:
         if not isinstance(name, str) or not name or name in self.by_name:
             return
         schema = t.get("inputSchema")
+        method = t.get("method")
         info = {
-            "id": "mcp:" + name,
+            # The method a call is checked and sent as: "mcp:<name>", or what
+            # the host says (tools of mounted MCP servers).
+            "id": method if isinstance(method, str) and method else "mcp:" + name,
             "name": name,
             "description": t.get("description") or "",
             "parameters": schema if schema is not None else {"type": "object", "properties": {}},
@@ -156,8 +159,9 @@ class Registry:
         name = str(name)
         if name in self.by_name:
             return self.by_name[name]
-        if name.startswith("mcp:") and name[4:] in self.by_name:
-            return self.by_name[name[4:]]
+        for info in self.by_name.values():
+            if info["id"] == name:
+                return info
         for reg, path in self.paths.items():
             if path == name:
                 return self.by_name[reg]
