@@ -117,6 +117,8 @@ func Default() *Registry {
 		"sed":       sedApplet,
 		"seq":       seqApplet,
 		"sh":        shApplet,
+		"python":    pythonApplet,
+		"python3":   pythonApplet,
 		"bash":      shApplet,
 		"md5sum":    hashsumApplet,
 		"sha1sum":   hashsumApplet,

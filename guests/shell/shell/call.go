@@ -187,7 +187,7 @@ func (r *runner) runApplet(a applets.Applet, args []string, prefix map[string]st
 }
 
 // runPath runs a command named by a path: a shell script (or, with a node
-// shebang, JavaScript through the node applet).
+// or python shebang, JavaScript or Python through their applets).
 func (r *runner) runPath(args []string, prefix map[string]string) int {
 	full := r.path(args[0])
 	st, err := os.Stat(full)
@@ -209,6 +209,11 @@ func (r *runner) runPath(args []string, prefix map[string]string) int {
 	if strings.HasPrefix(first, "#!") && strings.Contains(first, "node") {
 		if a, ok := r.reg.Lookup("node"); ok {
 			return r.runApplet(a, append([]string{"node"}, args...), prefix)
+		}
+	}
+	if strings.HasPrefix(first, "#!") && strings.Contains(first, "python") {
+		if a, ok := r.reg.Lookup("python"); ok {
+			return r.runApplet(a, append([]string{"python"}, args...), prefix)
 		}
 	}
 	sh, _ := r.reg.Lookup("sh")
