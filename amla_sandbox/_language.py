@@ -11,17 +11,21 @@ _ALIASES = {
     "shell": "shell",
     "bash": "shell",
     "sh": "shell",
+    "python": "python",
+    "py": "python",
+    "python3": "python",
 }
 
 ACCEPTED_LANGUAGES: tuple[str, ...] = tuple(_ALIASES)
 
 
 def normalize_language(language: object) -> str:
-    """`"javascript"` or `"shell"` for any accepted spelling of either.
+    """`"javascript"`, `"shell"` or `"python"` for any accepted spelling.
 
     Accepted, in any case and with surrounding blanks ignored:
-    "javascript", "js", "node" and "shell", "bash", "sh". Anything else is
-    a ValueError that lists them (a value that is not a str too).
+    "javascript", "js", "node"; "shell", "bash", "sh"; "python", "py",
+    "python3". Anything else is a ValueError that lists them (a value that
+    is not a str too).
     """
     canonical = _ALIASES.get(language.strip().lower()) if isinstance(language, str) else None
     if canonical is None:

@@ -8,6 +8,8 @@ from pathlib import Path
 WASM_FILENAME = "amla_sandbox.wasm"
 # The JavaScript guest (QuickJS-NG), built from guests/js/.
 JS_WASM_FILENAME = "amla_js.wasm"
+# The Python guest (CPython), built from guests/python/.
+PY_WASM_FILENAME = "amla_python.wasm"
 
 
 def get_wasm_path() -> Path:
@@ -26,9 +28,17 @@ def get_js_wasm_path() -> Path:
     return Path(__file__).resolve().parent / JS_WASM_FILENAME
 
 
+def get_py_wasm_path() -> Path:
+    """The Python guest: `$AMLA_PY_WASM_PATH` if set, else the bundled file."""
+    env = os.environ.get("AMLA_PY_WASM_PATH")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent / PY_WASM_FILENAME
+
+
 def bundled_guests() -> list[Path]:
     """The guest modules this installation uses (that exist)."""
-    return [g for g in (get_wasm_path(), get_js_wasm_path()) if g.is_file()]
+    return [g for g in (get_wasm_path(), get_js_wasm_path(), get_py_wasm_path()) if g.is_file()]
 
 
 def is_wasm_available() -> bool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -230,6 +231,7 @@ def create_sandbox_tool(
     require_approval: Sequence[str] | None = None,
     approval_handler: Callable[[str, dict[str, Any]], Any] | None = None,
     record: bool | str = False,
+    python_packages: Sequence[str | os.PathLike[str]] | None = None,
 ) -> SandboxTool:
     """A SandboxTool whose sandbox can call `tools` (by their `__name__`).
 
@@ -254,14 +256,21 @@ def create_sandbox_tool(
     human: `approval_handler(name, params) -> bool` is asked, or without one
     the run stops with ApprovalRequired; `record` keeps a journal of every
     run (`sandbox.last_result.journal`).
+
+    `python_packages` makes pure-Python packages (wheels, package
+    directories, .py modules) importable from Python scripts, mounted
+    read-only; compiled extensions are refused (docs/python.md).
     """
     funcs = _function_list(tools)
+    packages = list(python_packages) if python_packages is not None else None
     tool_map = {_tool_name(f): f for f in funcs}
     durable: dict[str, Any] = {"record": record, "approval_handler": approval_handler}
     if mcp_servers is None:
         _check_spec(tool_map, constraints or {}, max_calls)
         caps = _require_approval(_build_capabilities(funcs, constraints, max_calls), require_approval, None)
-        sandbox = _build_sandbox(funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, **durable)
+        sandbox = _build_sandbox(
+            funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, python_packages=packages, **durable
+        )
         return _with_snapshot(SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map), snapshot)
     from .tools.mcp import MCPTools
 
@@ -270,7 +279,8 @@ def create_sandbox_tool(
     try:
         caps = _require_approval(_capabilities_with_mcp(funcs, tool_map, mcp, constraints, max_calls), require_approval, mcp)
         sandbox = _build_sandbox(
-            funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, mcp_servers=mcp, **durable
+            funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, mcp_servers=mcp,
+            python_packages=packages, **durable
         )
     except BaseException:
         if owned:

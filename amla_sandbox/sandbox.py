@@ -62,6 +62,10 @@ class Sandbox:
     # snapshot's digest), and decide calls that need approval.
     record: bool | str = False
     approval_handler: ApprovalHandler | None = None
+    # Pure-Python packages Python scripts may import (docs/python.md): wheel
+    # files, package directories, .py modules or directories of them,
+    # mounted read-only; a package with compiled extensions is refused.
+    python_packages: list[str | Path] | None = None
     _runtime: Runtime | None = field(default=None, repr=False)
     _prelude: str | None = field(default=None, repr=False)
     _audit_collector: AuditCollector | None = field(default=None, repr=False)
@@ -108,6 +112,11 @@ class Sandbox:
                 )
         if self.tool_handler is not None and not callable(self.tool_handler):
             raise TypeError(f"tool_handler must be callable, got {type(self.tool_handler).__name__}")
+        self._packages_dir: str | None = None
+        if self.python_packages is not None:
+            from ._python_packages import prepare
+
+            self._packages_dir = prepare(self.python_packages)
         if self.audit_config is not None:
             self._audit_collector = AuditCollector(self.audit_config)
         try:
@@ -139,6 +148,7 @@ class Sandbox:
                 disk_quota=self.disk_quota,
                 timeout=self.timeout,
                 memory_limit=self.memory_limit,
+                python_packages_dir=self._packages_dir,
             )
         )
 
@@ -166,21 +176,52 @@ class Sandbox:
         code: str,
         on_output: Callable[[str], None] | None = None,
         stdin: str | bytes | None = None,
+        *,
+        language: str = "javascript",
     ) -> str:
-        """Run JavaScript; return its stdout. With `stdin`, stdin is the script."""
-        rt = self._rt()
-        return rt._run_sync(code, "javascript", self._pipeline.call_sync, on_output, stdin, self._starter()).stdout
+        """Run JavaScript (or `language`); return its stdout. With `stdin`, a
+        JavaScript script is stdin; for Python and the shell, stdin is the
+        script's standard input."""
+        return self._rt()._run_sync(
+            code, language, self._pipeline.call_sync, on_output, stdin, self._starter()
+        ).stdout
 
     async def execute_async(
         self,
         code: str,
         on_output: Callable[[str], None] | None = None,
         stdin: str | bytes | None = None,
+        *,
+        language: str = "javascript",
     ) -> str:
-        """Run JavaScript, awaiting async tool handlers; calls a script issues
-        together (e.g. Promise.all) run concurrently."""
+        """Run JavaScript (or `language`), awaiting async tool handlers; calls
+        a script issues together (Promise.all, asyncio.gather) run
+        concurrently."""
         rt = self._rt()
-        return (await rt._run_async(code, "javascript", self._pipeline.call_async, on_output, stdin)).stdout
+        return (await rt._run_async(code, language, self._pipeline.call_async, on_output, stdin)).stdout
+
+    def python(
+        self,
+        code: str,
+        stdin: str | bytes | None = None,
+        *,
+        on_output: Callable[[str], None] | None = None,
+    ) -> str:
+        """Run Python; return its stdout. `stdin` is the script's sys.stdin
+        (docs/python.md)."""
+        return self._rt()._run_sync(code, "python", self._pipeline.call_sync, on_output, stdin, self._starter()).stdout
+
+    async def python_async(
+        self,
+        code: str,
+        stdin: str | bytes | None = None,
+        *,
+        on_output: Callable[[str], None] | None = None,
+    ) -> str:
+        """`python()` awaiting async tool handlers; calls the script makes
+        together (asyncio.gather) run concurrently."""
+        rt = self._rt()
+        return (await rt._run_async(code, "python", self._pipeline.call_async, on_output, stdin)).stdout
 
     def shell(self, command: str, stdin: str | bytes | None = None) -> str:
         """Run a shell command line; return its stdout (a non-zero exit does not raise)."""

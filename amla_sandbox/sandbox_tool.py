@@ -74,12 +74,16 @@ await, one object argument each, e.g. `const r = await get_data({id: 1});`,
 and print results with console.log(). Files under /workspace and /tmp persist
 between calls (await fs.writeFile / await fs.readFile).
 
+Python mode (language="python"): call the functions with keyword arguments,
+e.g. `r = get_data(id=1)`, and print results with print(); the value of a
+final expression is printed too. asyncio.gather over calls runs them together.
+
 Shell mode (language="shell"): run shell pipelines with grep, jq, tr, head,
 tail, sort, uniq, wc, cut, cat, echo, e.g.
 `cat /workspace/data.json | jq '.items[]' | head -5`.
 
-The language argument is "javascript" (the default; also "js", "node") or
-"shell" (also "bash", "sh")."""
+The language argument is "javascript" (the default; also "js", "node"),
+"python" (also "py", "python3") or "shell" (also "bash", "sh")."""
 
 
 def _tool_map_handler(tool_map: dict[str, Callable[..., Any]]) -> Callable[[str, dict[str, Any]], Any]:
@@ -118,6 +122,7 @@ def _build_sandbox(
     timeout: float,
     memory_limit: int,
     mcp_servers: Any = None,
+    python_packages: list[Any] | None = None,
     **durable: Any,
 ) -> Sandbox:
     sandbox = Sandbox(
@@ -127,6 +132,7 @@ def _build_sandbox(
         timeout=timeout,
         memory_limit=memory_limit,
         mcp_servers=mcp_servers,
+        python_packages=python_packages,
         **durable,
     )
     # async def tools work under run()/execute() too: the sandbox drives an
@@ -242,6 +248,10 @@ class SandboxTool:
             stdout=last.stdout, stderr=last.stderr, error=last.error, success=last.error_kind is None
         ).to_tool_message()
 
+    def python(self, code: str, *, stdin: str | bytes | None = None) -> ExecutionResult:
+        """Run Python. Never raises: failures are in the result."""
+        return self._capture(lambda: self.sandbox.python(code, stdin=stdin))
+
     # -- lifetime -------------------------------------------------------------
 
     def close(self) -> None:
@@ -258,18 +268,25 @@ class SandboxTool:
     # -- dispatch -------------------------------------------------------------
 
     def run(self, code: str, language: str, *, stdin: str | bytes | None = None) -> str:
-        """Run `code` as JavaScript (`language` "javascript", "js" or "node")
-        or as a shell script ("shell", "bash" or "sh"), in any case; return
-        the text for the model (`to_tool_message()`). Any other `language`
-        is a ValueError listing the accepted values."""
-        if normalize_language(language) == "shell":
+        """Run `code` as JavaScript (`language` "javascript", "js" or "node"),
+        Python ("python", "py" or "python3") or a shell script ("shell",
+        "bash" or "sh"), in any case; return the text for the model
+        (`to_tool_message()`). Any other `language` is a ValueError listing
+        the accepted values."""
+        lang = normalize_language(language)
+        if lang == "shell":
             return self.shell(code, stdin=stdin).to_tool_message()
+        if lang == "python":
+            return self.python(code, stdin=stdin).to_tool_message()
         return self.execute(code, stdin=stdin).to_tool_message()
 
     async def run_async(self, code: str, language: str, *, stdin: str | bytes | None = None) -> str:
         """`run()` for callers inside an event loop: async tools are awaited on
         the caller's loop."""
-        if normalize_language(language) == "shell":
+        lang = normalize_language(language)
+        if lang == "python":
+            return (await self._capture_async(lambda: self.sandbox.python_async(code, stdin=stdin))).to_tool_message()
+        if lang == "shell":
             shell_async = getattr(self.sandbox, "shell_async", None)
             if shell_async is not None:
                 result = await self._capture_async(lambda: shell_async(code, stdin=stdin))
@@ -292,10 +309,11 @@ class SandboxTool:
         StructuredTool, BaseModel, Field = _langchain("as_langchain_tool()")
 
         class SandboxInput(BaseModel):  # type: ignore[misc, valid-type]
-            code: str = Field(description="JavaScript code, or a shell script")
+            code: str = Field(description="JavaScript or Python code, or a shell script")
             language: str = Field(
                 default="javascript",
-                description='"javascript" (default) or "shell"; "js", "node", "bash" and "sh" also work',
+                description='"javascript" (default), "python" or "shell"; "js", "node", "py", "python3", '
+                '"bash" and "sh" also work',
             )
 
         def run(code: str, language: str = "javascript") -> str:
@@ -387,6 +405,22 @@ class SandboxTool:
         first = _tool_name(self.tools[0])
         return f"const r = await {first}({{...}}); console.log(JSON.stringify(r));"
 
+    def _py_example(self) -> str:
+        mcp = getattr(self.sandbox, "_mcp", None)
+        if not self.tools and mcp is not None and mcp.definitions:
+            return f"r = {mcp.definitions[0].name}(...); print(r)"
+        if not self.tools:
+            return "print('hello')"
+        return f"r = {_tool_name(self.tools[0])}(...); print(r)"
+
+    def _py_section(self) -> list[str]:
+        return [
+            "Call the same functions with keyword arguments (no await needed); print with print(); the value",
+            "of a final expression is printed. In async code, `await asyncio.gather(*[f(x=i) for i in ids])`",
+            "runs calls together.",
+            f"Example: {self._py_example()}",
+        ]
+
     def _limit_lines(self) -> list[str]:
         lines = []
         for cap in self.sandbox.capabilities:
@@ -407,10 +441,13 @@ class SandboxTool:
 
     def _langchain_description(self) -> str:
         lines = [
-            "Execute code in a secure sandbox. Two modes, chosen by the `language` argument:",
+            "Execute code in a secure sandbox. Three modes, chosen by the `language` argument:",
             "",
             "JAVASCRIPT (language='javascript', the default):",
             *self._js_section(),
+            "",
+            "PYTHON (language='python'):",
+            *self._py_section(),
             "",
             "SHELL (language='shell'):",
             f"Utilities: {_SHELL_UTILITIES}. Pipes and redirection to /workspace or /tmp work.",
@@ -466,8 +503,8 @@ class SandboxTool:
             "## Sandbox Tool Usage",
             "",
             f"The `{self.name}` tool runs code in a secure sandbox. It takes two parameters:",
-            "- `code`: the JavaScript code or shell script to run",
-            '- `language`: `"javascript"` (the default) or `"shell"`',
+            "- `code`: the JavaScript or Python code, or the shell script, to run",
+            '- `language`: `"javascript"` (the default), `"python"` or `"shell"`',
             "",
             '### JavaScript mode (language="javascript")',
             "",
@@ -484,6 +521,19 @@ class SandboxTool:
             "```",
             "",
             "Files under /workspace and /tmp persist between runs (`await fs.readFile`, `await fs.writeFile`).",
+            "",
+            '### Python mode (language="python")',
+            "",
+            "The same functions, called with keyword arguments; the value of a final expression is printed:",
+            "",
+            "```python",
+            "import json",
+            "results = [some_function(id=i) for i in [1, 2, 3]]",
+            'json.dump(results, open("/workspace/data.json", "w"))',
+            "len(results)",
+            "```",
+            "",
+            "In async code, `await asyncio.gather(*[some_function(id=i) for i in ids])` runs the calls together.",
             "",
             '### Shell mode (language="shell")',
             "",

@@ -168,10 +168,10 @@ def test_run_routes_on_language(language: str, kind: str) -> None:
     assert sb.calls[1][0] == ("shell" if kind == "shell" else "execute_async")
 
 
-@pytest.mark.parametrize("language", ["", "python", "zsh", "javascript2", None, 1])
+@pytest.mark.parametrize("language", ["", "ruby", "zsh", "javascript2", None, 1])
 def test_run_refuses_an_unknown_language(language: Any) -> None:
     tool, sb = fake_tool()
-    accepted = "'javascript', 'js', 'node', 'shell', 'bash', 'sh'"
+    accepted = "'javascript', 'js', 'node', 'shell', 'bash', 'sh', 'python', 'py', 'python3'"
     with pytest.raises(ValueError, match="accepted values \\(any case\\): " + accepted.replace("'", "'")) as info:
         tool.run("code", language)
     assert repr(language)[:20] in str(info.value)
@@ -330,8 +330,8 @@ def test_as_langchain_tool() -> None:
     assert asyncio.run(lc.ainvoke({"code": "2"})) == "out\n"
     assert [c[0] for c in sb.calls] == ["shell", "shell", "execute", "execute", "execute_async", "execute_async"]
     # An unknown language is reported to the model, not raised into the agent loop.
-    out = lc.invoke({"code": "x", "language": "python"})
-    assert out.startswith("[error]: Unsupported language 'python'; accepted values") and "'bash'" in out
+    out = lc.invoke({"code": "x", "language": "ruby"})
+    assert out.startswith("[error]: Unsupported language 'ruby'; accepted values") and "'bash'" in out
     assert len(sb.calls) == 6
 
 

@@ -355,7 +355,7 @@ def test_bad_limits_are_value_errors(kwargs: dict, needle: str):
 def test_bad_language_and_closed_sandbox():
     sb = Sandbox()
     with pytest.raises(ValueError, match="language"):
-        sb.start("1", language="python")
+        sb.start("1", language="ruby")
     sb.close()
     with pytest.raises(builtins.RuntimeError, match="not initialized"):
         sb.execute("1")

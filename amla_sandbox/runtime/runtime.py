@@ -222,6 +222,9 @@ class RuntimeConfig:
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     max_output_size: int = DEFAULT_MAX_OUTPUT_SIZE
     disk_quota: int = DEFAULT_DISK_QUOTA
+    # A directory of pure-Python packages the Python guest mounts read-only
+    # (Sandbox(python_packages=...) prepares it: _python_packages.py).
+    python_packages_dir: str | None = None
 
 
 def _check_limits(timeout: Any, memory_limit: Any, max_tool_result_size: Any) -> None:
@@ -298,6 +301,10 @@ class Runtime:
         _check_positive_int("disk_quota", config.disk_quota)
         wasm = _resolve_wasm(config.wasm_path)
         js_wasm = _js_wasm_path()
+        # The Python guest is optional here: a run in Python says it is
+        # missing (start()), the other languages do not need it.
+        py_wasm = _wasm.get_py_wasm_path()
+        self._py_wasm = py_wasm if py_wasm.is_file() else None
         if not config.trusted_authorities:
             raise RuntimeError(
                 "No trusted authorities configured. Use Runtime.for_testing() for development, "
@@ -320,6 +327,8 @@ class Runtime:
             {
                 "wasm_path": str(wasm),
                 "js_wasm_path": str(js_wasm),
+                "py_wasm_path": str(self._py_wasm) if self._py_wasm is not None else "",
+                "python_packages": config.python_packages_dir or "",
                 **sandbox_cache_config(),
                 "pca": bytes(config.pca_bytes).hex(),
                 "trusted_authorities": list(config.trusted_authorities),
@@ -489,6 +498,11 @@ class Runtime:
         if self._running:
             raise builtins.RuntimeError(
                 "a run is already in progress on this sandbox: finish it (result()) or cancel() it first"
+            )
+        if language == "python" and self._py_wasm is None:
+            raise FileNotFoundError(
+                f"Python guest not found at {_wasm.get_py_wasm_path()}. Reinstall amla-sandbox "
+                "(its wheel carries amla_python.wasm) or set AMLA_PY_WASM_PATH."
             )
         previous = self._run
         if previous is not None and previous.result is None:
