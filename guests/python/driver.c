@@ -219,8 +219,15 @@ EXPORT("amla_run") int32_t amla_run(void)
     int32_t code = 1;
     PyObject *r = PyObject_CallNoArgs(run_fn);
     if (!r) {
-        say("internal error: the prelude's run() failed:", NULL);
-        PyErr_Print();
+        if (PyErr_ExceptionMatches(PyExc_MemoryError)) {
+            /* Printing needs memory there is none of. */
+            PyErr_Clear();
+            say("MemoryError (out of memory after the script ended)", NULL);
+            code = 137;
+        } else {
+            say("internal error: the prelude's run() failed:", NULL);
+            PyErr_Print();
+        }
     } else {
         int c = PyLong_AsInt(r);
         Py_DECREF(r);

@@ -14,6 +14,7 @@ memory the guest holds, as the memory limit.
 from __future__ import annotations
 
 import ast
+import gc
 import json
 import linecache
 import sys
@@ -151,6 +152,34 @@ def execute(source: str, filename: str, namespace: dict) -> int:
     except SystemExit as e:
         return _exit_status(e)
     except BaseException as e:  # noqa: BLE001  (everything the script raises is reported)
-        report(e)
-        return EXIT_OUT_OF_MEMORY if _out_of_memory(e) else 1
+        return _failed(e, namespace)
     return 0
+
+
+def _failed(e: BaseException, namespace: dict) -> int:
+    """Reports the script's uncaught exception; returns the exit status."""
+    oom = _is_memory_error(e)
+    if oom:
+        # The memory is most likely still held by the script's objects:
+        # let them go (the run is over), so the report can be made.
+        out_of_memory = _out_of_memory(e)
+        traceback.clear_frames(e.__traceback__)
+        namespace.clear()
+        gc.collect()
+    try:
+        report(e)
+    except BaseException:  # noqa: BLE001  (reporting itself ran out of memory)
+        _amla.write(2, b"MemoryError (the traceback could not be shown: no memory left)\n")
+    if oom:
+        return EXIT_OUT_OF_MEMORY if out_of_memory else 1
+    return 1
+
+
+def _is_memory_error(exc: BaseException | None) -> bool:
+    for _ in range(100):
+        if exc is None:
+            return False
+        if isinstance(exc, MemoryError):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
