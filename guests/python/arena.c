@@ -9,7 +9,7 @@
  *
  *   - a block of at least 64 KiB is whole 64 KiB pages of linear memory
  *     (memory.grow; the host's memory limit can refuse it, and then
- *     CPython sees NULL and raises MemoryError);
+ *     CPython sees NULL and raises MemoryError; oom.c records that);
  *   - a smaller block is a power-of-two share (at least 4 KiB) of such a
  *     page, so sixteen 16 KiB frame-stack chunks take one page, not four;
  *   - a block given back is kept on a list of its size and handed out
@@ -38,6 +38,8 @@ struct free_block {
 static struct free_block *shares[4];
 static struct free_block *big;
 
+/* share_class is the index in shares of a block of size bytes, for
+ * size < WASM_PAGE / 2 (larger blocks take a whole page). */
 static int share_class(size_t size)
 {
     int c = 0;
@@ -46,20 +48,16 @@ static int share_class(size_t size)
     return c;
 }
 
-static void *grow(size_t pages)
-{
-    size_t old = __builtin_wasm_memory_grow(0, pages);
-    if (old == (size_t)-1)
-        return NULL;
-    return (void *)(old * WASM_PAGE);
-}
+/* grow takes whole pages of new memory (oom.c: it records a refusal and
+ * draws on the reserve once the prelude opened it). */
+static void *grow(size_t pages) { return amla_oom_grow(pages); }
 
 static void *arena_alloc(void *ctx, size_t size)
 {
     (void)ctx;
     if (size == 0)
         return NULL;
-    if (size < WASM_PAGE) {
+    if (size <= WASM_PAGE / 2) {
         int c = share_class(size);
         size_t share = (size_t)MIN_SHARE << c;
         if (!shares[c]) {
@@ -94,7 +92,7 @@ static void arena_free(void *ctx, void *ptr, size_t size)
     if (!ptr || size == 0)
         return;
     struct free_block *b = ptr;
-    if (size < WASM_PAGE) {
+    if (size <= WASM_PAGE / 2) {
         int c = share_class(size);
         b->size = (size_t)MIN_SHARE << c;
         b->next = shares[c];

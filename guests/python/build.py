@@ -118,7 +118,7 @@ WASI_LIBS = ("-ldl", "-lwasi-emulated-signal", "-lwasi-emulated-getpid", "-lwasi
 # the first object that has it, and zig puts libc.a and every archive given
 # before the objects it compiles, so a libc member that an earlier object
 # pulls in would clash with a later replacement.
-DRIVER_SOURCES = ("libc_files.c", "libc_wait.c", "libc_netdb.c", "libc_pthread.c", "arena.c", "driver.c",
+DRIVER_SOURCES = ("libc_files.c", "libc_wait.c", "libc_netdb.c", "libc_pthread.c", "arena.c", "oom.c", "driver.c",
                   "hostmod.c", "stdlib.c")
 DRIVER_CFLAGS = ("-O2", "-DNDEBUG", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers")
 # The C stack in linear memory, which CPython's recursion check guards

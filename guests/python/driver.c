@@ -158,6 +158,7 @@ EXPORT("amla_init") int32_t amla_init(void)
         return 0;
     if (PyImport_AppendInittab("_amla", amla_hostmod_init) < 0)
         return init_failed("registering _amla", NULL);
+    amla_oom_install();
     amla_install_arenas();
     PyConfig config;
     PyStatus st = configure(&config);
@@ -183,6 +184,7 @@ EXPORT("amla_init") int32_t amla_init(void)
         return init_failed("the prelude has no run()", NULL);
     if (chdir("/workspace") != 0)
         return init_failed("cannot enter /workspace", NULL);
+    amla_oom_take_reserve();
     initialised = 1;
     return 0;
 }
@@ -216,6 +218,7 @@ EXPORT("amla_run") int32_t amla_run(void)
         return 1;
     }
     find_mounts();
+    amla_oom_begin_run();
     int32_t code = 1;
     PyObject *r = PyObject_CallNoArgs(run_fn);
     if (!r) {
@@ -223,7 +226,11 @@ EXPORT("amla_run") int32_t amla_run(void)
             /* Printing needs memory there is none of. */
             PyErr_Clear();
             say("MemoryError (out of memory after the script ended)", NULL);
-            code = 137;
+            if (amla_oom_refused() > 0) {
+                /* As the prelude does for the memory limit (oom.c). */
+                amla_oom_claim_rest();
+                code = 137;
+            }
         } else {
             say("internal error: the prelude's run() failed:", NULL);
             PyErr_Print();

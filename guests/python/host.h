@@ -68,4 +68,13 @@ struct _object *amla_hostmod_init(void);
 /* Arena allocation for pymalloc straight from linear memory (arena.c). */
 void amla_install_arenas(void);
 
+/* oom.c: the memory reserve, refused requests, claiming the rest. */
+void *amla_oom_grow(size_t pages);
+void amla_oom_install(void);
+void amla_oom_take_reserve(void);
+void amla_oom_open_reserve(void);
+void amla_oom_begin_run(void);
+size_t amla_oom_refused(void);
+void amla_oom_claim_rest(void);
+
 #endif

@@ -128,6 +128,27 @@ static PyObject *hm_disk_reserve(PyObject *self, PyObject *arg)
     return PyBool_FromLong(n <= 0 || amla_disk_reserve(n) == 0);
 }
 
+/* release_reserve(): lets allocations draw on the memory reserve (oom.c);
+ * the prelude calls it when a script has ended in an exception. */
+static PyObject *hm_release_reserve(PyObject *self, PyObject *unused)
+{
+    amla_oom_open_reserve();
+    Py_RETURN_NONE;
+}
+
+/* refused() -> int: bytes of the last request the memory refused (0: none). */
+static PyObject *hm_refused(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromSize_t(amla_oom_refused());
+}
+
+/* claim_rest(): grows memory until the limit refuses (oom.c). */
+static PyObject *hm_claim_rest(PyObject *self, PyObject *unused)
+{
+    amla_oom_claim_rest();
+    Py_RETURN_NONE;
+}
+
 /* exit_status(code): records the script's exit status. */
 static PyObject *hm_exit_status(PyObject *self, PyObject *arg)
 {
@@ -188,6 +209,9 @@ static PyMethodDef hm_methods[] = {
     {"spawn", hm_spawn, METH_O, "spawn(request) -> bytes: run a child process"},
     {"disk_reserve", hm_disk_reserve, METH_O, "disk_reserve(n) -> bool: room for n bytes of files"},
     {"exit_status", hm_exit_status, METH_O, "exit_status(code): record the exit status"},
+    {"release_reserve", hm_release_reserve, METH_NOARGS, "release_reserve(): open the memory reserve"},
+    {"refused", hm_refused, METH_NOARGS, "refused() -> int: bytes of the last refused request"},
+    {"claim_rest", hm_claim_rest, METH_NOARGS, "claim_rest(): grow memory up to the limit"},
     {"memory_size", hm_memory_size, METH_NOARGS, "memory_size() -> int: bytes of linear memory"},
     {"immortalize", hm_immortalize, METH_O, "immortalize(objects): set-up only"},
     {"archive", hm_archive, METH_NOARGS, "archive() -> memoryview: the embedded module archive"},

@@ -110,12 +110,17 @@ memory_limit = 0
 def _out_of_memory(exc: BaseException | None) -> bool:
     """Whether exc comes from the memory limit: a MemoryError in its chain
     while the guest holds nearly all the memory it may (the host's rule,
-    gocore/host/proc.go). A MemoryError for other reasons (the parser's
-    stack, one absurd request) is an ordinary error."""
+    gocore/host/proc.go), or after linear memory refused to grow, which
+    only the limit makes it do (a dict, list or string growing by
+    megabytes at once fails well below the limit: the allocators round big
+    requests up). A MemoryError for other reasons (the parser's stack, a
+    size no allocator is even asked for) is an ordinary error."""
     seen = 0
     while exc is not None and seen < 100:
         if isinstance(exc, MemoryError):
-            return memory_limit > 0 and _amla.memory_size() >= memory_limit - memory_limit // 8
+            if memory_limit <= 0:
+                return False
+            return _amla.refused() > 0 or _amla.memory_size() >= memory_limit - memory_limit // 8
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return False
@@ -139,8 +144,12 @@ def execute(source: str, filename: str, namespace: dict) -> int:
     try:
         code, has_last = _compile(source, filename)
     except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError) as e:
+        _amla.release_reserve()
         sys.stderr.write("".join(traceback.format_exception_only(e)))
-        return EXIT_OUT_OF_MEMORY if _out_of_memory(e) else 1
+        if _out_of_memory(e):
+            _amla.claim_rest()
+            return EXIT_OUT_OF_MEMORY
+        return 1
     try:
         result = eval(code, namespace)
         if code.co_flags & CO_COROUTINE:
@@ -152,6 +161,9 @@ def execute(source: str, filename: str, namespace: dict) -> int:
     except SystemExit as e:
         return _exit_status(e)
     except BaseException as e:  # noqa: BLE001  (everything the script raises is reported)
+        # First, before anything here needs memory (the call below needs
+        # a frame): the script may have used up all there is.
+        _amla.release_reserve()
         return _failed(e, namespace)
     return 0
 
@@ -170,8 +182,12 @@ def _failed(e: BaseException, namespace: dict) -> int:
         report(e)
     except BaseException:  # noqa: BLE001  (reporting itself ran out of memory)
         _amla.write(2, b"MemoryError (the traceback could not be shown: no memory left)\n")
-    if oom:
-        return EXIT_OUT_OF_MEMORY if out_of_memory else 1
+    if oom and out_of_memory:
+        # The host calls exit 137 the memory limit when the guest holds
+        # nearly all it may: after a refused request of megabytes it may
+        # not yet, so it takes the rest (pages it never touches).
+        _amla.claim_rest()
+        return EXIT_OUT_OF_MEMORY
     return 1
 
 
