@@ -9,7 +9,8 @@
  * so the member is never loaded. What each does after the quota check is
  * the plain WASI call the libc would make.
  *
- * The quota (gocore/host/disk.go) charges bytes written and
+ * The quota (gocore/host/disk.go) charges what a file grows by, in whole
+ * AMLA_DISK_ENTRY_COST units as the host measures files, and
  * AMLA_DISK_ENTRY_COST per file or directory created; a write it refuses
  * fails with ENOSPC before anything is written, so a file keeps what it
  * held. Refusals of the read-only directories (WASI's ENOTCAPABLE or
@@ -42,6 +43,39 @@ static int charge(int64_t n)
     return 0;
 }
 
+/* The host measures a file as its size rounded up to whole
+ * AMLA_DISK_ENTRY_COST units (gocore/host/disk.go diskUsage). */
+static int64_t measured(int64_t size)
+{
+    return (size + AMLA_DISK_ENTRY_COST - 1) / AMLA_DISK_ENTRY_COST * AMLA_DISK_ENTRY_COST;
+}
+
+/* charge_write asks the quota for what writing n bytes to fd at offset
+ * (-1: at its position, or at its end when it appends) adds to the file
+ * as the host measures it, so the quota's estimate and its measure of the
+ * directory agree. A descriptor that is not a regular file is charged n. */
+static int charge_write(int fd, int64_t offset, int64_t n)
+{
+    if (!amla_running || n <= 0)
+        return 0;
+    __wasi_filestat_t st;
+    if (__wasi_fd_filestat_get(fd, &st) != 0 || st.filetype != __WASI_FILETYPE_REGULAR_FILE)
+        return charge(n);
+    int64_t size = (int64_t)st.size, at = offset;
+    if (at < 0) {
+        __wasi_fdstat_t fs;
+        __wasi_filesize_t pos;
+        if (__wasi_fd_fdstat_get(fd, &fs) == 0 && (fs.fs_flags & __WASI_FDFLAGS_APPEND))
+            at = size;
+        else if (__wasi_fd_tell(fd, &pos) == 0)
+            at = (int64_t)pos;
+        else
+            at = size;
+    }
+    int64_t end = at + n > size ? at + n : size;
+    return charge(measured(end) - measured(size));
+}
+
 /* is_output: fd is the script's stdout or stderr, which go to the host. */
 static int is_output(int fd)
 {
@@ -65,7 +99,7 @@ ssize_t write(int fd, const void *buf, size_t n)
         amla_output(fd, buf, (int32_t)n);
         return (ssize_t)n;
     }
-    if (fd > 2 && charge((int64_t)n) < 0)
+    if (fd > 2 && charge_write(fd, -1, (int64_t)n) < 0)
         return -1;
     __wasi_ciovec_t iov = {.buf = buf, .buf_len = n};
     size_t done;
@@ -92,7 +126,7 @@ ssize_t writev(int fd, const struct iovec *iov, int n)
                 amla_output(fd, iov[i].iov_base, (int32_t)iov[i].iov_len);
         return (ssize_t)total;
     }
-    if (fd > 2 && charge(total) < 0)
+    if (fd > 2 && charge_write(fd, -1, total) < 0)
         return -1;
     size_t done;
     /* struct iovec and __wasi_ciovec_t have the same layout (wasi-libc
@@ -111,7 +145,7 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t offset)
         errno = EINVAL;
         return -1;
     }
-    if (charge((int64_t)n) < 0)
+    if (charge_write(fd, (int64_t)offset, (int64_t)n) < 0)
         return -1;
     __wasi_ciovec_t iov = {.buf = buf, .buf_len = n};
     size_t done;
@@ -123,7 +157,7 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t offset)
     return (ssize_t)done;
 }
 
-/* ftruncate charges what the file grows by. */
+/* ftruncate charges what the file grows by, as the host measures it. */
 int ftruncate(int fd, off_t length)
 {
     if (length < 0) {
@@ -132,7 +166,7 @@ int ftruncate(int fd, off_t length)
     }
     __wasi_filestat_t st;
     if (amla_running && __wasi_fd_filestat_get(fd, &st) == 0 && (__wasi_filesize_t)length > st.size &&
-        charge((int64_t)((__wasi_filesize_t)length - st.size)) < 0)
+        charge(measured((int64_t)length) - measured((int64_t)st.size)) < 0)
         return -1;
     __wasi_errno_t e = __wasi_fd_filestat_set_size(fd, (__wasi_filesize_t)length);
     if (e != 0) {
