@@ -16,6 +16,11 @@ MEMORY = {
     "list_of_strings": "x = []\nwhile True: x.append(' ' * 10**6)",
     "string_doubling": "s = 'x'\nwhile True: s = s + s",
     "dict_growth": "d = {}\ni = 0\nwhile True:\n    d[i] = str(i) * 10\n    i += 1",
+    # Memory used up by small objects, each a pymalloc block: CPython's
+    # exception unwinding then needs an int it cannot get (guests/python/oom.c).
+    "list_of_ints": "d = []\ni = 0\nwhile True:\n    d.append(i)\n    i += 1",
+    "ints_caught_and_raised": "d = []\ni = 0\ntry:\n    while True:\n        d.append(i)\n        i += 1\nexcept MemoryError:\n    raise",
+    "ints_in_a_with_block": "import contextlib\nd = []\nwith contextlib.nullcontext():\n    i = 0\n    while True:\n        d.append(i)\n        i += 1",
     "bytes_join": "parts = []\nwhile True: parts.append(b'y' * 65536)\nb''.join(parts)",
     "frames_on_the_heap": "import sys\nsys.setrecursionlimit(10**9)\ndef f(n, pad=list(range(1000))): return f(n + 1, list(pad))\nf(0)",
 }
@@ -111,8 +116,8 @@ emit(empty_files=attempt(lambda: sb.python(
     "n = 0\\ntry:\\n    while True:\\n        open(f'/workspace/e{n}', 'w').close()\\n        n += 1\\nexcept OSError as e:\\n    print(e.strerror)")))
 sb.shell("rm -f /workspace/f* /workspace/e*")
 emit(nesting=attempt(lambda: sb.python(
-    "open('/workspace/r.py', 'w').write('print(shell(\\"python /workspace/r.py\\").stderr[-200:])')\\n"
-    "print(shell('python /workspace/r.py').stdout[-400:])")))
+    "open('/workspace/r.py', 'w').write('r = shell(\\"python /workspace/r.py\\")\\\\nprint(r.stdout[-300:], r.stderr[-300:])')\\n"
+    "print(shell('python /workspace/r.py').stdout[-600:])")))
 emit(threads=attempt(lambda: sb.python(
     "import threading\\nts = []\\ntry:\\n    for i in range(1000): threading.Thread(target=print).start()\\nexcept RuntimeError as e:\\n    print('refused')")))
 emit(sleep=attempt(lambda: sb.python("import time\\nwhile True: time.sleep(0.001)")))
