@@ -145,6 +145,46 @@ def test_tool_calls_keywords_dict_namespaces_and_call_shape():
         assert calls[:2] == [("math.add", {"a": 3, "b": 4}), ("math.add", {"a": 1, "b": 2})]
 
 
+def test_the_tools_global_finds_and_calls_tools_as_in_javascript():
+    tools = [
+        ToolDefinition(name="github.create_issue", description="Create an issue\nwith a title", parameters={"type": "object"}),
+        ToolDefinition(name="github.list-repos", description="List repositories", parameters={"type": "object"}),
+        ToolDefinition(name="label_issue", description="Put a label on an issue", parameters={"type": "object"}),
+    ]
+    handler, calls = recorder({"github.create_issue": lambda p: {"n": 1, **p}, "github.list-repos": [], "label_issue": {}})
+    with Sandbox(tools=tools, tool_handler=handler) as s:
+        out = s.python(
+            "print([(t['name'], t['call']) for t in tools.search('issue')])\n"
+            "print(tools.search('issue label'), tools.search('nothing such'))\n"
+            "d = tools.describe('github.create_issue')\n"
+            "print(d['method'], d['description'].splitlines()[0], d['call'])\n"
+            "print(len(tools.list()), tools.list()[1]['call'])\n"
+            "print(tools.call('github.create_issue', title='x'))\n"
+            "async def main():\n"
+            "    return await tools.call('label_issue', {'label': 'bug'})\n"
+            "print(asyncio.run(main()))\n"
+            "for bad in ('nope', 3):\n"
+            "    try:\n"
+            "        tools.describe(bad)\n"
+            "    except NameError as e:\n"
+            "        print(e)\n"
+        )
+        assert out.splitlines() == [
+            "[('github.create_issue', 'github.create_issue'), ('label_issue', 'label_issue')]",
+            "[{'name': 'label_issue', 'description': 'Put a label on an issue', 'call': 'label_issue'}] []",
+            "mcp:github.create_issue Create an issue github.create_issue",
+            "3 github.list_repos",
+            "{'n': 1, 'title': 'x'}",
+            "{}",
+            "Unknown tool: nope (tools.search() finds tools)",
+            "Unknown tool: a int (tool names are strings) (tools.search() finds tools)",
+        ]
+        assert [c[0] for c in calls] == ["github.create_issue", "label_issue"]
+    # A tool of your own named "tools" takes the name.
+    with Sandbox(tools=defs("tools"), tool_handler=lambda m, p: {"mine": True}) as s:
+        assert s.python("tools()") == '{"mine":true}\n'
+
+
 def test_await_gather_and_asyncio_run():
     handler, _ = recorder({"get_weather": lambda p: {"city": p["city"]}, "fail": RuntimeError("down")})
     with Sandbox(tools=defs("get_weather", "fail"), tool_handler=handler) as s:

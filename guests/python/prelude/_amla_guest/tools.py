@@ -14,6 +14,10 @@ awaited, gathered or used directly.
 A tool whose first name part would hide a builtin, a keyword or one of the
 sandbox's own helpers gets no global; call_tool(name, ...) and
 get_tool_info(name) reach every tool by its registered name.
+
+The global `tools` finds tools as JavaScript's does (docs/mcp.md):
+tools.search("issue label"), tools.describe(name), tools.list() and
+tools.call(name, ...). A tool of your own named `tools` takes the name.
 """
 
 from __future__ import annotations
@@ -140,6 +144,8 @@ class Registry:
         if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
             return
         root = parts[0]
+        if root == "tools" and len(parts) > 1:
+            return  # the tools global keeps its name (a tool named just "tools" takes it)
         if root not in self.roots and (root in HELPERS or (hasattr(builtins, root) and root not in _YIELDING)):
             return
         node = self.roots.get(root)
@@ -192,6 +198,95 @@ def call_tool(name: str, params: dict | None = None, /, **kwargs):
     return invoke(info, str(name), args, kwargs, depth=2)
 
 
+def _first_line(text: str) -> str:
+    for line in str(text or "").splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _call_of(info: dict) -> str:
+    """How a script calls the tool: its Python path, or call_tool(name)."""
+    path = registry.paths.get(info["name"])
+    return path if path is not None else f"call_tool({info['name']!r})"
+
+
+def _brief(info: dict) -> dict:
+    return {"name": info["name"], "description": _first_line(info["description"]), "call": _call_of(info)}
+
+
+def _score(info: dict, words: list[str]) -> int:
+    """0 unless every word is in the tool's name or description; 3 per word
+    in the name, 1 per word only in the description (JavaScript's and the
+    shell's tool --search rule)."""
+    name = info["name"].lower()
+    desc = str(info["description"] or "").lower()
+    total = 0
+    for w in words:
+        if w in name:
+            total += 3
+        elif w in desc:
+            total += 1
+        else:
+            return 0
+    return total
+
+
+class ToolFinder:
+    """The `tools` global: finding and calling tools by name."""
+
+    def search(self, query: str = "", limit: int = 20) -> list[dict]:
+        """[{name, description, call}] of the tools whose name or
+        description has every word of query, best first, at most limit."""
+        if not isinstance(query, str):
+            raise TypeError("tools.search takes words as a string")
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
+            raise ValueError(f"tools.search: limit must be a positive int, not {limit!r}")
+        words = query.lower().split()
+        hits = []
+        for info in registry.by_name.values():
+            score = _score(info, words) if words else 1
+            if score > 0:
+                hits.append((score, info))
+        hits.sort(key=lambda h: -h[0])
+        return [_brief(info) for _, info in hits[:limit]]
+
+    def describe(self, name: str) -> dict:
+        """{name, method, description, parameters, call} of one tool."""
+        info = self._lookup(name)
+        return {
+            "name": info["name"],
+            "method": info["id"],
+            "description": info["description"],
+            "parameters": info["parameters"],
+            "call": _call_of(info),
+        }
+
+    def list(self) -> list[dict]:
+        """[{name, description, call}] of every tool."""
+        return [_brief(info) for info in registry.by_name.values()]
+
+    def call(self, name: str, params: dict | None = None, /, **kwargs):
+        """Calls a tool by name: the same as its function."""
+        info = self._lookup(name)
+        args = () if params is None else (params,)
+        return invoke(info, str(name), args, kwargs, depth=2)
+
+    @staticmethod
+    def _lookup(name) -> dict:
+        info = registry.find(name) if isinstance(name, str) else None
+        if info is None:
+            shown = name if isinstance(name, str) else f"a {type(name).__name__} (tool names are strings)"
+            raise NameError(f"Unknown tool: {shown} (tools.search() finds tools)")
+        return info
+
+    def __repr__(self) -> str:
+        return f"<tools: {len(registry.by_name)} (tools.search(words), tools.describe(name), tools.list(), tools.call(name, ...))>"
+
+
+finder = ToolFinder()
+
+
 def install(tools: list, namespace: dict) -> None:
     for t in tools:
         if isinstance(t, dict):
@@ -199,4 +294,7 @@ def install(tools: list, namespace: dict) -> None:
     for root, node in registry.roots.items():
         namespace[root] = node
         setattr(builtins, root, node)
+    # A tool of the script's own named "tools" keeps the name.
+    if "tools" not in registry.roots:
+        namespace["tools"] = finder
 
