@@ -24,6 +24,7 @@ puts the same files into the source tree; they are git-ignored.
 from __future__ import annotations
 
 import glob
+import hashlib
 import importlib.util
 import os
 import shutil
@@ -263,9 +264,34 @@ def build_python_guest(pkg: Path, tmp: Path, snapshot: Callable[[Path], None]) -
     work.mkdir(parents=True, exist_ok=True)
     out = tmp / PY_WASM_NAME
     notice = mod.build(out, work)
-    snapshot(out)
+    # Snapshotting takes seconds and gives different bytes each time (the
+    # set-up's random state), which would also make the shipped artifact's
+    # compilation (tens of seconds) miss its cache: the snapshot is cached
+    # under the hashes of the guest and of the snapshot tool.
+    tool = tmp / "bin" / "amla-snapshot"
+    key = hashlib.sha256(hashlib.sha256(out.read_bytes()).digest() + hashlib.sha256(tool.read_bytes()).digest())
+    cached = mod.user_cache_dir() / f"python-guest-snapshot-{key.hexdigest()[:20]}.wasm"
+    if cached.is_file():
+        log(f"using the cached snapshot {cached}")
+        shutil.copyfile(cached, out)
+    else:
+        snapshot(out)
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            _install(out, cached)
+            for old in sorted(cached.parent.glob("python-guest-snapshot-*.wasm"), key=lambda p: p.stat().st_mtime)[:-3]:
+                old.unlink()
+        except OSError as e:
+            log(f"could not cache the snapshot in {cached.parent}: {e}")
     _install(out, pkg / PY_WASM_NAME)
+    global PY_ARTIFACT_CACHE
+    PY_ARTIFACT_CACHE = mod.user_cache_dir() / "precompiled"
     return notice
+
+
+# Where the Python guest's shipped artifacts are cached (set by
+# build_python_guest; None: no cache).
+PY_ARTIFACT_CACHE: Path | None = None
 
 
 def _quickjs_notice(work: Path) -> str:
@@ -328,18 +354,36 @@ def _license_block(name: str, version: str, directory: Path) -> str:
 
 
 SHIP_CODE = """
-import json, sys
+import json, os, shutil, sys
 from pathlib import Path
 from amla_sandbox import _wasm
 from amla_sandbox import _core
 out = Path(sys.argv[1])
 here = Path(_wasm.__file__).resolve().parent
+# The Python guest's artifact is kept in a cache (argv[2], "" for none):
+# its name is its key (the guest's digest, wasmtime's version, the platform).
+cache = Path(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] else None
 for name in (_wasm.WASM_FILENAME, _wasm.JS_WASM_FILENAME, _wasm.PY_WASM_FILENAME):
     guest = here / name
     if guest.is_file():
         target = out / _core.cache_file_name(str(guest))
+        hit = cache / target.name if cache is not None and name == _wasm.PY_WASM_FILENAME else None
+        if hit is not None and hit.is_file():
+            shutil.copyfile(hit, target)
+            print(json.dumps({"guest": name, "artifact": target.name, "cached": str(hit)}), flush=True)
+            continue
         took = _core.precompile_portable(str(guest), str(target))
         print(json.dumps({"guest": name, "artifact": target.name, "seconds": round(took, 1)}), flush=True)
+        if hit is not None:
+            try:
+                hit.parent.mkdir(parents=True, exist_ok=True)
+                tmp = hit.with_name(hit.name + ".tmp" + str(os.getpid()))
+                shutil.copyfile(target, tmp)
+                os.replace(tmp, hit)
+                for old in sorted(hit.parent.glob("*"), key=lambda p: p.stat().st_mtime)[:-3]:
+                    old.unlink()
+            except OSError as e:
+                print("could not cache", hit, e, file=sys.stderr)
 """
 
 
@@ -355,7 +399,8 @@ def ship_precompiled(pkg: Path, tmp: Path) -> None:
     log("compiling the guests for the baseline CPU, so a fresh install does not (20-60 s)")
     env = {k: v for k, v in os.environ.items() if k not in ("AMLA_WASM_PATH",)}
     env["PYTHONPATH"] = str(pkg.parent)
-    subprocess.run([sys.executable, "-c", SHIP_CODE, str(out)], cwd=tmp, env=env, check=True)
+    cache = str(PY_ARTIFACT_CACHE) if PY_ARTIFACT_CACHE is not None else ""
+    subprocess.run([sys.executable, "-c", SHIP_CODE, str(out), cache], cwd=tmp, env=env, check=True)
 
 
 def build_go(dest: Path, precompile: bool = False, inplace: bool = False) -> None:
@@ -379,7 +424,9 @@ def build_go(dest: Path, precompile: bool = False, inplace: bool = False) -> Non
         # The snapshot tool: each guest is a reactor whose one-time set-up
         # (runtime and package init; for JavaScript, the engine and its
         # prelude) runs here, once, instead of in every run.
-        run([go, "build", "-o", str(tmp / "bin") + os.sep, SNAPSHOT_PKG], src, dict(env, CGO_ENABLED="1"))
+        # -trimpath: the same sources give the same binary wherever they are,
+        # so its hash can key the Python guest's cached snapshot.
+        run([go, "build", "-trimpath", "-o", str(tmp / "bin") + os.sep, SNAPSHOT_PKG], src, dict(env, CGO_ENABLED="1"))
 
         def snapshot(wasm: Path) -> None:
             run([str(tmp / "bin" / "amla-snapshot"), str(wasm), str(wasm)], src, env)
