@@ -46,12 +46,15 @@ emit(warm_ok=True)
 def test_a_swapped_compiled_guest_is_recompiled_not_loaded(tmp_path: Path) -> None:
     """The guests' artifacts are replaced by another valid artifact (an
     empty module's, which wasmtime itself would load without complaint): the
-    next runs compile the guests again and work. Both guests run, because an
+    next runs compile the guests again and work. Every guest runs, because an
     installed package links every artifact it ships into the cache."""
     cache = tmp_path / "cache"
     script = r'''
+from amla_sandbox import _wasm
 sb = Sandbox()
 emit(out=attempt(lambda: sb.execute("console.log(6 * 7)")), sh=attempt(lambda: sb.shell("echo $((6 * 7))")))
+if _wasm.get_py_wasm_path().is_file():
+    emit(py=attempt(lambda: sb.python("6 * 7")))
 '''
     first = check_child(spawn_isolated(script, 180.0, env={"AMLA_CACHE_DIR": str(cache)}))
     assert first["out"]["value"] == "42\n", first["out"]
@@ -77,5 +80,8 @@ emit(out=attempt(lambda: sb.execute("console.log(6 * 7)")), sh=attempt(lambda: s
     second = check_child(spawn_isolated(script, 180.0, env={"AMLA_CACHE_DIR": str(cache)}))
     assert second["out"]["ok"] and second["out"]["value"] == "42\n", second["out"]
     assert second["sh"]["ok"] and second["sh"]["value"] == "42\n", second["sh"]
+    if first.get("py") is not None:
+        assert first["py"]["value"] == "42\n", first["py"]
+        assert second["py"]["ok"] and second["py"]["value"] == "42\n", second["py"]
     for art in artifacts:
         assert not art.exists() or art.read_bytes() != swapped, f"{art.name} is still the swapped file"
