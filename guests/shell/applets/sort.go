@@ -97,6 +97,11 @@ func sortApplet(p *Proc, args []string) int {
 		}
 	}
 	in.buf = nil
+	if p.cancelled() {
+		// The run was stopped while the input came in (an endless producer
+		// ends with it): sorting what arrived would only delay the stop.
+		return 130
+	}
 	for i := range keys {
 		if !keys[i].hasOrder {
 			keys[i].order = global
