@@ -451,6 +451,31 @@ func (e *expander) tildeParts(parts []syntax.WordPart) error {
 // tildeLit is a literal piece that may start with a tilde prefix.
 type tildeLit struct{ syntax.Lit }
 
+// joined ends the last field and returns the fields joined by spaces (a
+// word expanded where no splitting happens). With quote, quoted parts pass
+// through it, so they match themselves in a pattern or a regexp.
+func (e *expander) joined(quote func(string) string) string {
+	e.endField(false)
+	var b strings.Builder
+	for i, f := range e.fields {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if quote == nil {
+			b.WriteString(joinField(f))
+			continue
+		}
+		for _, p := range f {
+			if p.quoted {
+				b.WriteString(quote(p.s))
+			} else {
+				b.WriteString(p.s)
+			}
+		}
+	}
+	return b.String()
+}
+
 func joinField(f []fpart) string {
 	if len(f) == 1 {
 		return f[0].s
@@ -547,15 +572,7 @@ func (r *runner) literal(w *syntax.Word) (string, error) {
 	if err := e.parts(w.Parts, unquoted, true); err != nil {
 		return "", wrapExpand(err)
 	}
-	e.endField(false)
-	var b strings.Builder
-	for i, f := range e.fields {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(joinField(f))
-	}
-	return b.String(), nil
+	return e.joined(nil), nil
 }
 
 // assignValue expands the value of NAME=VALUE: no splitting or globbing,
@@ -568,15 +585,7 @@ func (r *runner) assignValue(w *syntax.Word) (string, error) {
 	if err := e.tildeParts(assignTildeParts(w.Parts, false)); err != nil {
 		return "", wrapExpand(err)
 	}
-	e.endField(false)
-	var b strings.Builder
-	for i, f := range e.fields {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(joinField(f))
-	}
-	return b.String(), nil
+	return e.joined(nil), nil
 }
 
 // document expands a here-document body (or arithmetic text).
@@ -585,15 +594,7 @@ func (r *runner) document(w *syntax.Word) (string, error) {
 	if err := e.parts(w.Parts, heredoc, false); err != nil {
 		return "", wrapExpand(err)
 	}
-	e.endField(false)
-	var b strings.Builder
-	for i, f := range e.fields {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(joinField(f))
-	}
-	return b.String(), nil
+	return e.joined(nil), nil
 }
 
 // pattern expands a word as a shell pattern: quoted text matches itself,
@@ -606,21 +607,7 @@ func (r *runner) pattern(w *syntax.Word) (string, error) {
 	if err := e.parts(w.Parts, unquoted, false); err != nil {
 		return "", wrapExpand(err)
 	}
-	e.endField(false)
-	var b strings.Builder
-	for i, f := range e.fields {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		for _, p := range f {
-			if p.quoted {
-				b.WriteString(pattern.QuoteMeta(p.s, pattern.ExtendedOperators))
-			} else {
-				b.WriteString(p.s)
-			}
-		}
-	}
-	return b.String(), nil
+	return e.joined(func(s string) string { return pattern.QuoteMeta(s, pattern.ExtendedOperators) }), nil
 }
 
 // regexWord expands the right side of =~: quoted parts match literally.
@@ -629,19 +616,5 @@ func (r *runner) regexWord(w *syntax.Word) (string, error) {
 	if err := e.parts(w.Parts, unquoted, false); err != nil {
 		return "", wrapExpand(err)
 	}
-	e.endField(false)
-	var b strings.Builder
-	for i, f := range e.fields {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		for _, p := range f {
-			if p.quoted {
-				b.WriteString(regexpQuote(p.s))
-			} else {
-				b.WriteString(p.s)
-			}
-		}
-	}
-	return b.String(), nil
+	return e.joined(regexpQuote), nil
 }
