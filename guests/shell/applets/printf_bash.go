@@ -1,6 +1,7 @@
 package applets
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +16,7 @@ func bashQuote(s string) string {
 	}
 	for _, c := range s {
 		if c < ' ' || c == 0x7f {
-			return ansiCQuote(s)
+			return ANSICQuote(s)
 		}
 	}
 	var b strings.Builder
@@ -28,8 +29,9 @@ func bashQuote(s string) string {
 	return b.String()
 }
 
-// ansiCQuote writes $'...' with C escapes.
-func ansiCQuote(s string) string {
+// ANSICQuote writes s as bash's $'...' with C escapes and three-digit
+// octal for other control characters, as printf %q and ${x@Q} print it.
+func ANSICQuote(s string) string {
 	var b strings.Builder
 	b.WriteString("$'")
 	for i := 0; i < len(s); i++ {
@@ -55,7 +57,7 @@ func ansiCQuote(s string) string {
 			b.WriteByte(c)
 		default:
 			if c < ' ' || c == 0x7f {
-				b.WriteString(`\` + strconv.FormatInt(int64(c), 8))
+				fmt.Fprintf(&b, `\%03o`, c)
 			} else {
 				b.WriteByte(c)
 			}

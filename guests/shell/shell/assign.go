@@ -11,6 +11,8 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/pattern"
+
+	"amlasandbox/guests/shell/applets"
 )
 
 // setVar assigns a string to a variable, keeping an array's other
@@ -129,7 +131,7 @@ func declFlags(vr expand.Variable) string {
 func declQuote(s string) string {
 	for _, c := range s {
 		if c < ' ' && c != '\t' && c != '\n' {
-			return ansiQuote(s)
+			return applets.ANSICQuote(s)
 		}
 	}
 	var b strings.Builder

@@ -15,6 +15,8 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
+
+	"amlasandbox/guests/shell/applets"
 )
 
 // unsetError is ${x:?} or set -u meeting an unset variable: the shell
@@ -687,49 +689,10 @@ func (e *expander) transform(pe *syntax.ParamExp, v pval) (pval, error) {
 func shellQuote(s string) string {
 	for _, c := range s {
 		if c < ' ' || c == 0x7f {
-			return ansiQuote(s)
+			return applets.ANSICQuote(s)
 		}
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// ansiQuote writes $'...' for text with control characters.
-func ansiQuote(s string) string {
-	var b strings.Builder
-	b.WriteString("$'")
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\a':
-			b.WriteString(`\a`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\v':
-			b.WriteString(`\v`)
-		case 0x1b:
-			b.WriteString(`\E`)
-		case '\'':
-			b.WriteString(`\'`)
-		case '\\':
-			b.WriteString(`\\`)
-		default:
-			if c < ' ' || c == 0x7f {
-				fmt.Fprintf(&b, `\%03o`, c)
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('\'')
-	return b.String()
 }
 
 // arrayKeys lists the indices of an indexed array or the keys of an
