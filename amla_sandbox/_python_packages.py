@@ -15,9 +15,11 @@ user cache directory, and shared by every sandbox given the same packages:
 
 A compiled extension (`.so`, `.pyd`, `.dylib`, `.dll`) anywhere is refused
 with a ValueError naming the package and the file: CPython in WebAssembly
-cannot load native code. The directory's name hashes the inputs (a wheel's
-bytes; a directory's file names, sizes and modification times), so a changed
-package gets a new directory.
+cannot load native code. The directory's name hashes the inputs' contents
+(a wheel's bytes; a directory's file names and bytes), so a changed package
+gets a new directory whatever its sizes and modification times; `prepare`
+also returns each package's content digest, which journals record so a
+replay with other package contents is a divergence (docs/durable.md).
 """
 
 from __future__ import annotations
@@ -90,14 +92,23 @@ def _item(raw: object) -> tuple[str, Path]:
 
 
 def _fingerprint(kind: str, path: Path) -> bytes:
+    """The SHA-256 of an entry's kind, name and contents (every file's
+    relative name, length and bytes): equal for equal packages only."""
     h = hashlib.sha256(f"{kind}\0{path.name}\0".encode())
     if kind in ("wheel", "module"):
         h.update(path.read_bytes())
     else:
         for f in _walk(path):
-            st = f.stat()
-            h.update(f"{f.relative_to(path)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+            data = f.read_bytes()
+            h.update(f"{f.relative_to(path).as_posix()}\0{len(data)}\0".encode())
+            h.update(data)
     return h.digest()
+
+
+def _name(kind: str, path: Path) -> str:
+    """How journals and divergence errors name an entry: a wheel by its
+    distribution, anything else by its file or directory name."""
+    return path.name.split("-", 1)[0] if kind == "wheel" else path.name
 
 
 def _check_wheel(path: Path, z: zipfile.ZipFile) -> None:
@@ -144,21 +155,25 @@ def _copy_tree(src: Path, dest: Path) -> None:
         shutil.copyfile(f, target)
 
 
-def prepare(items: object) -> str:
-    """The directory to mount for these packages (made if need be)."""
+def prepare(items: object) -> tuple[str, list[dict[str, str]]]:
+    """The directory to mount for these packages (made if need be), and
+    each package's name and content digest ([{"name", "digest"}])."""
     if isinstance(items, (str, os.PathLike)) or not isinstance(items, Iterable):
         raise TypeError("python_packages must be a list of paths (wheels, package directories or .py files)")
     entries = [_item(raw) for raw in items]
     for kind, path in entries:
         if kind in ("package", "folder"):
             _refuse_compiled(str(path), (str(f) for f in _walk(path)))
-    h = hashlib.sha256(b"amla python_packages 1\0")
+    h = hashlib.sha256(b"amla python_packages 2\0")
+    digests = []
     for kind, path in entries:
-        h.update(_fingerprint(kind, path))
+        fp = _fingerprint(kind, path)
+        h.update(fp)
+        digests.append({"name": _name(kind, path), "digest": fp.hex()})
     root = _cache_root()
-    final = root / h.hexdigest()[:24]
+    final = root / h.hexdigest()[:32]
     if final.is_dir():
-        return str(final)
+        return str(final), digests
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=root))
     try:
@@ -179,4 +194,4 @@ def prepare(items: object) -> str:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    return str(final)
+    return str(final), digests

@@ -232,6 +232,8 @@ def create_sandbox_tool(
     approval_handler: Callable[[str, dict[str, Any]], Any] | None = None,
     record: bool | str = False,
     python_packages: Sequence[str | os.PathLike[str]] | None = None,
+    durable_key: bytes | str | None = None,
+    redeem: Callable[[str], bool] | None = None,
 ) -> SandboxTool:
     """A SandboxTool whose sandbox can call `tools` (by their `__name__`).
 
@@ -255,7 +257,10 @@ def create_sandbox_tool(
     had left); calls to the tools named in `require_approval` wait for a
     human: `approval_handler(name, params) -> bool` is asked, or without one
     the run stops with ApprovalRequired; `record` keeps a journal of every
-    run (`sandbox.last_result.journal`).
+    run (`sandbox.last_result.journal`). Snapshots, journals and tokens are
+    authenticated under `durable_key` (default $AMLA_SANDBOX_DURABLE_KEY,
+    else this machine's key); `redeem(token_id) -> bool` records that a
+    token was resumed (default: this machine's ledger), so it runs once.
 
     `python_packages` makes pure-Python packages (wheels, package
     directories, .py modules) importable from Python scripts, mounted
@@ -264,7 +269,9 @@ def create_sandbox_tool(
     funcs = _function_list(tools)
     packages = list(python_packages) if python_packages is not None else None
     tool_map = {_tool_name(f): f for f in funcs}
-    durable: dict[str, Any] = {"record": record, "approval_handler": approval_handler}
+    durable: dict[str, Any] = {
+        "record": record, "approval_handler": approval_handler, "durable_key": durable_key, "redeem": redeem,
+    }
     if mcp_servers is None:
         _check_spec(tool_map, constraints or {}, max_calls)
         caps = _require_approval(_build_capabilities(funcs, constraints, max_calls), require_approval, None)

@@ -3,8 +3,9 @@ budgets, journals of runs and their exact replay, and approval of tool calls
 that pauses a run and resumes it anywhere.
 
 The work is done in the Go core; this module holds the two exceptions, the
-options a run is started with, and the few lines that move bytes and
-decisions between `Sandbox` and the core.
+options a run is started with, the few lines that move bytes and decisions
+between `Sandbox` and the core, the durable key every snapshot, journal and
+token is authenticated with, and the ledger of redeemed approval tokens.
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ from __future__ import annotations
 import builtins
 import inspect
 import json
+import os
+import re
+import tempfile
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Union, cast
@@ -25,6 +30,16 @@ if TYPE_CHECKING:
 __all__ = ["ApprovalRequired", "ReplayDivergenceError", "ApprovalHandler"]
 
 ApprovalHandler = Callable[[str, dict[str, Any]], Union[bool, Awaitable[bool]]]
+# redeem(token_id) -> bool: True the first time a token is redeemed, False
+# after (docs/durable.md, "Single use").
+Redeem = Callable[[str], bool]
+
+KEY_ENV = "AMLA_SANDBOX_DURABLE_KEY"
+_KEY_FILE = "durable.key"
+_LEDGER_DIR = "redeemed-tokens"
+_MIN_KEY = 16
+_machine_keys: dict[str, bytes] = {}
+_machine_keys_lock = threading.Lock()
 
 
 class ReplayDivergenceError(SandboxRuntimeError):
@@ -74,6 +89,113 @@ def _tool_name(method: str) -> str:
     return method[4:] if method.startswith("mcp:") else method
 
 
+# -- the durable key and the ledger of redeemed tokens ----------------------------------------------
+
+
+def _state_dir() -> str:
+    """The user cache directory of amla-sandbox (AMLA_CACHE_DIR,
+    XDG_CACHE_HOME, ~/.cache; the module cache's)."""
+    from .runtime.cache import get_cache_dir
+
+    return str(get_cache_dir())
+
+
+def resolve_key(given: bytes | str | None) -> bytes:
+    """The durable key: `given`, else $AMLA_SANDBOX_DURABLE_KEY, else this
+    machine's key (made on first use in the cache directory, mode 0600)."""
+    if given is not None:
+        if isinstance(given, str):
+            given = given.encode()
+        if not isinstance(given, (bytes, bytearray, memoryview)):
+            raise TypeError(f"durable_key must be bytes or str, got {type(given).__name__}")
+        key = bytes(given)
+        if len(key) < _MIN_KEY:
+            raise ValueError(f"durable_key is {len(key)} bytes; a key needs at least {_MIN_KEY} (32 random bytes are best)")
+        return key
+    env = os.environ.get(KEY_ENV)
+    if env:
+        key = env.encode()
+        if len(key) < _MIN_KEY:
+            raise ValueError(f"${KEY_ENV} is {len(key)} bytes; a key needs at least {_MIN_KEY}")
+        return key
+    return machine_key()
+
+
+def machine_key() -> bytes:
+    """This machine's durable key: 32 random bytes in <cache>/durable.key,
+    made (mode 0600) by the first process that needs it."""
+    path = os.path.join(_state_dir(), _KEY_FILE)
+    with _machine_keys_lock:
+        if path in _machine_keys:
+            return _machine_keys[path]
+        try:
+            key = _read_key(path)
+        except FileNotFoundError:
+            # Written whole under another name, then linked into place: a
+            # process racing this one reads either no file or the whole key.
+            fd, tmp = tempfile.mkstemp(prefix=".durable-key-", dir=os.path.dirname(path))
+            try:
+                os.chmod(tmp, 0o600)
+                os.write(fd, os.urandom(32))
+                os.fsync(fd)
+                os.close(fd)
+                fd = -1
+                try:
+                    os.link(tmp, path)
+                except FileExistsError:
+                    pass  # another process made it first: use theirs
+            finally:
+                if fd >= 0:
+                    os.close(fd)
+                os.unlink(tmp)
+            key = _read_key(path)
+        _machine_keys[path] = key
+        return key
+
+
+def _read_key(path: str) -> bytes:
+    with open(path, "rb") as f:
+        key = f.read(4096)
+    if len(key) < _MIN_KEY:
+        raise ValueError(
+            f"the durable key file {path} holds {len(key)} bytes, fewer than {_MIN_KEY}; remove it to make a new key "
+            "(snapshots and tokens made under the old key can then no longer be read)"
+        )
+    return key
+
+
+_TOKEN_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+def redeem_on_this_machine(token_id: str) -> bool:
+    """The default ledger of redeemed approval tokens: one empty file per
+    token in <cache>/redeemed-tokens, made with O_CREAT|O_EXCL, which is
+    atomic between processes: True for the first caller, False after."""
+    if not _TOKEN_ID.match(token_id):
+        raise ValueError(f"not an approval token id: {token_id!r:.80}")
+    ledger = os.path.join(_state_dir(), _LEDGER_DIR)
+    os.makedirs(ledger, mode=0o700, exist_ok=True)
+    try:
+        fd = os.open(os.path.join(ledger, token_id), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    return True
+
+
+def redeem(token_id: str, hook: Redeem | None) -> None:
+    """Redeem a token once, with the application's hook or this machine's
+    ledger; a token already redeemed is a ValueError."""
+    if hook is not None and not callable(hook):
+        raise TypeError(f"redeem must be callable, got {type(hook).__name__}")
+    first = (hook or redeem_on_this_machine)(token_id)
+    if first is not True:
+        raise ValueError(
+            f"resume_approval: approval token {token_id} was already redeemed: a token continues its run once "
+            "(a second resume would run the approved call again)"
+        )
+
+
 # -- a sandbox's settings ---------------------------------------------------------------------------
 
 
@@ -85,6 +207,9 @@ class Durability:
     approval_handler: ApprovalHandler | None = None
     # Some capability requires approval: without a handler, runs pause.
     approvals: bool = False
+    # The mounted Python packages and their content digests, recorded in
+    # journals ([{"name", "digest"}]).
+    packages: list[dict[str, str]] | None = None
 
     def options(self) -> dict[str, Any] | None:
         """The durable options of an ordinary run, or None for a plain one."""
@@ -96,7 +221,7 @@ class Durability:
         record = bool(self.record) or mode == "pause"
         # A token must carry its start state: pausing always embeds it.
         start = "digest" if self.record == "digest" and mode != "pause" else "snapshot"
-        return {"record": record, "record_start": start, "approvals": mode}
+        return {"record": record, "record_start": start, "approvals": mode, "packages": self.packages or []}
 
 
 @dataclass
@@ -131,7 +256,7 @@ def start(
     opts = d.options()
     if replay is None and opts is None:
         return None
-    opts = dict(opts or {"record": False, "record_start": "snapshot", "approvals": ""})
+    opts = dict(opts or {"record": False, "record_start": "snapshot", "approvals": "", "packages": d.packages or []})
     opts.update(language=language, code=code, stdin=stdin, has_stdin=has_stdin, stream=stream)
     journal = b""
     if replay is not None:
@@ -274,6 +399,11 @@ def init_args(sb: Sandbox) -> dict[str, Any]:
     return out
 
 
+def set_key(rt: Runtime, key: bytes) -> None:
+    """Give the core the key the sandbox's artifacts are authenticated with."""
+    _core().sandbox_set_durable_key(rt._handle, key)
+
+
 def snapshot(sb: Sandbox, compress: bool) -> bytes:
     data: bytes = _core().sandbox_snapshot(sb._rt()._handle, bool(compress))
     return data
@@ -305,10 +435,10 @@ def fork(sb: Sandbox) -> Sandbox:
     return new
 
 
-def journal_info(journal: bytes) -> dict[str, Any]:
+def journal_info(journal: bytes, key: bytes) -> dict[str, Any]:
     if not isinstance(journal, (bytes, bytearray, memoryview)):
         raise TypeError(f"a journal is bytes, got {type(journal).__name__}")
-    info: dict[str, Any] = _core().journal_info(bytes(journal))
+    info: dict[str, Any] = _core().journal_info(bytes(journal), key)
     return info
 
 
@@ -324,8 +454,9 @@ def _limits_from(info: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]
 
 def new_from_journal(cls: type[Sandbox], journal: bytes, kwargs: dict[str, Any]) -> Sandbox:
     """A sandbox made with kwargs (limits from the journal) in the
-    journal's start state."""
-    info = journal_info(journal)
+    journal's start state. The journal is checked under the key kwargs
+    give (or the default one) before anything in it is used."""
+    info = journal_info(journal, resolve_key(kwargs.get("durable_key")))
     sb = cls(**_limits_from(info, kwargs))
     try:
         _core().sandbox_restore_journal_start(sb._rt()._handle, bytes(journal))
@@ -335,13 +466,30 @@ def new_from_journal(cls: type[Sandbox], journal: bytes, kwargs: dict[str, Any])
     return sb
 
 
+def _check_packages(sb: Sandbox, info: dict[str, Any]) -> None:
+    """A replay must see the Python packages its run saw: each package's
+    contents digest is in the journal."""
+    recorded = {p["name"]: p["digest"] for p in info.get("packages") or []}
+    have = {p["name"]: p["digest"] for p in sb._package_digests}
+    for name in sorted(set(recorded) | set(have)):
+        if recorded.get(name) != have.get(name):
+            was = f"package {name!r} (digest {recorded[name][:16]}...)" if name in recorded else f"no package {name!r}"
+            now = f"package {name!r} (digest {have[name][:16]}...)" if name in have else f"no package {name!r}"
+            raise ReplayDivergenceError(
+                f"Replay diverged before it started: the journal's run saw {was} among its python_packages, "
+                f"and this sandbox mounts {now}",
+                index=0, recorded=was, asked=now, event=0,
+            )
+
+
 def replay_on(sb: Sandbox, journal: bytes, then: str, approve: bool | None = None) -> RunResult:
     """Run a journal on sb (which must be in its start state) and return
     the replayed run's result. It raises for how the replay went (a
     divergence; a pause at a call that needs approval), not for the
     recorded run's own error, which the result reproduces."""
     check_then(then)
-    info = journal_info(journal)
+    info = journal_info(journal, sb._durable_key)
+    _check_packages(sb, info)
     rt = sb._rt()
     before = rt.last_result
     try:
@@ -359,3 +507,22 @@ def replay_on(sb: Sandbox, journal: bytes, then: str, approve: bool | None = Non
     result = rt.last_result
     assert result is not None
     return result
+
+
+def resume(cls: type[Sandbox], token: bytes, approve: bool, kwargs: dict[str, Any]) -> Sandbox:
+    """Sandbox.resume_approval: check the token under the key, make the
+    sandbox in its start state, redeem the token (once), and replay the
+    run to its pending call, which `approve` decides."""
+    if not isinstance(approve, bool):
+        raise TypeError(f"approve must be True or False, got {approve!r}")
+    info = journal_info(token, resolve_key(kwargs.get("durable_key")))
+    if info["end"] != "paused":
+        raise ValueError("resume_approval: this token is a journal of a run that did not stop for approval")
+    sb = new_from_journal(cls, token, kwargs)
+    try:
+        redeem(str(info["pending"]["token_id"]), kwargs.get("redeem"))
+        replay_on(sb, token, "live", approve)
+    except BaseException:
+        sb.close()
+        raise
+    return sb

@@ -62,6 +62,14 @@ class Sandbox:
     # snapshot's digest), and decide calls that need approval.
     record: bool | str = False
     approval_handler: ApprovalHandler | None = None
+    # The key snapshots, journals and approval tokens are authenticated
+    # with (HMAC-SHA-256): bytes or text of at least 16 bytes; None:
+    # $AMLA_SANDBOX_DURABLE_KEY, else this machine's key in the cache
+    # directory. An artifact made under another key is refused.
+    durable_key: bytes | str | None = field(default=None, repr=False)
+    # redeem(token_id) -> bool, for resume_approval: True the first time a
+    # token is redeemed (None: this machine's ledger in the cache directory).
+    redeem: Callable[[str], bool] | None = None
     # Pure-Python packages Python scripts may import (docs/python.md): wheel
     # files, package directories, .py modules or directories of them,
     # mounted read-only; a package with compiled extensions is refused.
@@ -112,11 +120,15 @@ class Sandbox:
                 )
         if self.tool_handler is not None and not callable(self.tool_handler):
             raise TypeError(f"tool_handler must be callable, got {type(self.tool_handler).__name__}")
+        self._durable_key = _durable.resolve_key(self.durable_key)
+        if self.redeem is not None and not callable(self.redeem):
+            raise TypeError(f"redeem must be callable, got {type(self.redeem).__name__}")
         self._packages_dir: str | None = None
+        self._package_digests: list[dict[str, str]] = []
         if self.python_packages is not None:
             from ._python_packages import prepare
 
-            self._packages_dir = prepare(self.python_packages)
+            self._packages_dir, self._package_digests = prepare(self.python_packages)
         if self.audit_config is not None:
             self._audit_collector = AuditCollector(self.audit_config)
         try:
@@ -128,10 +140,16 @@ class Sandbox:
             raise
         if self._audit_collector is not None:
             self._runtime.set_audit_collector(self._audit_collector)
+        try:
+            _durable.set_key(self._runtime, self._durable_key)
+        except BaseException:
+            self.close()
+            raise
         self._runtime._durability = _durable.Durability(
             record=self.record,
             approval_handler=self.approval_handler,
             approvals=any(getattr(c, "requires_approval", False) for c in self.capabilities),
+            packages=self._package_digests,
         )
 
     def _new_runtime(self, pca: bytes, trusted: list[str]) -> Runtime:
@@ -288,8 +306,9 @@ class Sandbox:
     def from_snapshot(cls, data: bytes, **kwargs: Any) -> Sandbox:
         """A new sandbox, made with `kwargs` (the arguments of `Sandbox`),
         holding a snapshot's files; its budgets are lowered to what the
-        snapshot had left (never raised). A damaged or hostile snapshot is a
-        ValueError and leaves nothing behind."""
+        snapshot had left (never raised). A damaged or hostile snapshot, or
+        one made under another durable key, is a ValueError and leaves
+        nothing behind."""
         sb = cls(**kwargs)
         try:
             _durable.restore(sb, data)
@@ -306,7 +325,9 @@ class Sandbox:
     @_hybridmethod
     def replay(cls_or_self: Any, journal: bytes, *, then: str = "error", **kwargs: Any) -> Any:
         """Re-run a recorded run (`last_result.journal`) without calling any
-        tool handler: the same stdout, stderr, exit status and files.
+        tool handler or approval handler: the same stdout, stderr, exit
+        status and files. A paused run's token replays to its pending call
+        and stops there, as the run did (error_kind "approval_required").
 
         On the class, `Sandbox.replay(journal, **kwargs)` makes a sandbox
         with `kwargs` (limits default to the journal's) from the journal's
@@ -336,21 +357,15 @@ class Sandbox:
         in a new sandbox made with `kwargs`, in any process: the run is
         replayed to the pending call without calling any tool handler, then
         goes on live. `approve=True` runs the call; False makes it a
-        permission error in the script. Returns the sandbox, the finished
-        run in `last_result`; raises ApprovalRequired again at the next call
-        that needs approval."""
-        if not isinstance(approve, bool):
-            raise TypeError(f"approve must be True or False, got {approve!r}")
-        info = _durable.journal_info(token)
-        if info["end"] != "paused":
-            raise ValueError("resume_approval: this token is a journal of a run that did not stop for approval")
-        sb = _durable.new_from_journal(cls, token, kwargs)
-        try:
-            _durable.replay_on(sb, token, "live", approve)
-        except BaseException:
-            sb.close()
-            raise
-        return sb
+        permission error in the script. The token carries the call's need
+        for approval (no require_approval needed here); `kwargs`'
+        capabilities must still allow every call. A token made under another
+        durable key (`durable_key=`), or edited, is a ValueError; a token is
+        redeemed once (`redeem=`, default this machine's ledger), a second
+        resume is a ValueError. Returns the sandbox, the finished run in
+        `last_result`; raises ApprovalRequired again at the next call that
+        needs approval."""
+        return _durable.resume(cls, token, approve, kwargs)
 
     # -- introspection --------------------------------------------------------
 

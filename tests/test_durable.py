@@ -88,7 +88,7 @@ def test_snapshot_round_trip_keeps_files_times_and_budgets() -> None:
     listing = sb.shell("ls -lR /workspace /tmp")
     for compress in (False, True):
         data = sb.snapshot(compress=compress)
-        assert isinstance(data, bytes) and data.startswith(b"AMLASNAP\x01")
+        assert isinstance(data, bytes) and data.startswith(b"AMLASNAP\x02")
         restored = create_sandbox_tool(tools=[add, lookup], max_calls=10, snapshot=data)
         try:
             assert files_of(restored.sandbox) == files_of(sb)
@@ -350,13 +350,15 @@ def test_approval_pauses_and_resumes_in_process() -> None:
     sb = Sandbox(tools=TOOLS, tool_handler=handler,
                  capabilities=[ToolCallCap(method_pattern="mcp:pay", requires_approval=True, max_calls=1),
                                ToolCallCap(method_pattern="mcp:add"), ToolCallCap(method_pattern="mcp:lookup")])
-    with pytest.raises(ApprovalRequired) as info:
-        sb.execute(APPROVAL_CODE)
-    pending = info.value
-    assert (pending.method, pending.params) == ("pay", {"to": "bob", "amount": 5})
-    assert sorted(c[0] for c in handler.calls) == ["add", "lookup"]
     kwargs = dict(tools=TOOLS, capabilities=sb.capabilities)
     for approve, out in ((True, "100 4 true 2\n"), (False, "")):
+        # A token is redeemed once: each decision gets a run of its own.
+        handler.calls.clear()
+        with pytest.raises(ApprovalRequired) as info:
+            Sandbox(tools=TOOLS, tool_handler=handler, capabilities=sb.capabilities).execute(APPROVAL_CODE)
+        pending = info.value
+        assert (pending.method, pending.params) == ("pay", {"to": "bob", "amount": 5})
+        assert sorted(c[0] for c in handler.calls) == ["add", "lookup"]
         later = Handler()
         resumed = Sandbox.resume_approval(pending.token, approve=approve, tool_handler=later, **kwargs)
         assert resumed.last_result.stdout == out
@@ -367,6 +369,8 @@ def test_approval_pauses_and_resumes_in_process() -> None:
         # The budget the paused call spent is spent in the resumed run too.
         assert resumed.get_remaining_calls("cap:tool-call:mcp:pay") == 0
         resumed.close()
+        with pytest.raises(ValueError, match="already redeemed"):
+            Sandbox.resume_approval(pending.token, approve=True, tool_handler=later, **kwargs)
     with pytest.raises(ValueError):
         Sandbox.resume_approval(sb.snapshot(), approve=True, **kwargs)
     sb.close()
@@ -425,10 +429,17 @@ def test_approval_resumes_in_a_fresh_process_from_the_token_alone(tmp_path: Path
     assert resumed.stdout.startswith("100 200 100 {")
     # The two charges were not made again; the refund was made once.
     assert effects.read_text().splitlines() == ['["charge", "a", 100]', '["charge", "b", 200]', '["refund", "a", 100]']
+    # The token was redeemed: resuming it again, in any process, is refused.
+    again = subprocess.run([sys.executable, str(script), "approve", str(token)], capture_output=True, text=True, timeout=120)
+    assert again.returncode != 0 and "already redeemed" in again.stderr
+    assert len(effects.read_text().splitlines()) == 3
+    # A new pause, refused: the script gets the permission error, the refund is not made.
+    second = subprocess.run([sys.executable, str(script), "start", str(token)], capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stderr
     refused = subprocess.run([sys.executable, str(script), "refuse", str(token)], capture_output=True, text=True, timeout=120)
     assert refused.returncode == 0, refused.stderr
     assert "was not approved" in refused.stdout
-    assert len(effects.read_text().splitlines()) == 3
+    assert [json.loads(line)[0] for line in effects.read_text().splitlines()] == ["charge", "charge", "refund", "charge", "charge"]
 
 
 def test_exceptions_are_attributes_and_all_is_unchanged() -> None:

@@ -288,13 +288,21 @@ def sandbox_durable_outcome(handle: int, run: int) -> dict[str, Any]:
     return outcome
 
 
-def journal_info(journal: bytes) -> dict[str, Any]:
-    """What a journal says of its run (ValueError for a bad one)."""
+def journal_info(journal: bytes, key: bytes) -> dict[str, Any]:
+    """What a journal made under `key` says of its run (ValueError for a
+    bad, foreign or edited one)."""
     try:
-        info: dict[str, Any] = json.loads(_with_bytes(journal, _pycore.pycore_JournalInfo))
+        info: dict[str, Any] = json.loads(
+            _with_bytes(journal, lambda h: _with_bytes(key, lambda k: _pycore.pycore_JournalInfo(h, k)))
+        )
     except builtins.RuntimeError as e:
         _raise(str(e))
     return info
+
+
+def sandbox_set_durable_key(handle: int, key: bytes) -> None:
+    """Set the key the sandbox's snapshots, journals and tokens are authenticated with."""
+    _check(_with_bytes(key, lambda k: _pycore.pycore_SandboxSetDurableKey(handle, k)))
 
 
 def sandbox_restore_journal_start(handle: int, journal: bytes) -> None:

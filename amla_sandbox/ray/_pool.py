@@ -229,6 +229,12 @@ class SandboxPool:
             if _tool_name(f) in names:
                 raise ValueError(f"tool {_tool_name(f)!r} is in both tools and local_tools; give it once")
         self._args = {"timeout": timeout, "memory_limit": memory_limit, **sandbox_args}
+        # Every actor authenticates sessions' snapshots with this process's
+        # durable key (durable_key=, $AMLA_SANDBOX_DURABLE_KEY or this
+        # machine's), so a session moves between actors on any node.
+        from amla_sandbox.durable import resolve_key
+
+        self._args["durable_key"] = resolve_key(sandbox_args.get("durable_key"))
         self._funcs = funcs + local
         self._spec = SessionSpec(constraints=constraints, max_calls=max_calls)
         # Whatever create_sandbox_tool refuses is refused here, in the

@@ -87,7 +87,7 @@ func journalOf(t *testing.T, r *host.Run) []byte {
 
 func decode(t *testing.T, b []byte) *host.Journal {
 	t.Helper()
-	j, err := host.DecodeJournal(b)
+	j, err := host.DecodeJournal(b, host.ProcessDurableKey())
 	if err != nil {
 		t.Fatal(err)
 	}

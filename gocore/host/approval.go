@@ -55,14 +55,14 @@ func (d *durableRun) decide(p *proc, id int64, method string, params json.RawMes
 	if authErr != nil {
 		return callDenied, authErr
 	}
-	if !needs {
-		return callAllowed, nil
-	}
 	var ok bool
 	switch {
 	case d.decidePending && d.approve != nil:
+		// A resumed token's pending call: the token says it needs
+		// approval, whatever the resuming sandbox's capabilities say.
 		ok = *d.approve
-		d.decidePending = false
+	case !needs:
+		return callAllowed, nil
 	case d.approvals == ApprovalAsk:
 		var err error
 		if ok, err = d.ask(id, method, params); err != nil {
@@ -161,7 +161,7 @@ func (d *durableRun) pause(id int64, method string, params json.RawMessage) erro
 	if stopped {
 		return errStopped
 	}
-	d.paused = &PendingCall{ID: id, Method: method, Params: append(json.RawMessage(nil), params...), Unreceived: unreceived}
+	d.paused = &PendingCall{Token: newToken(), ID: id, Method: method, Params: append(json.RawMessage(nil), params...), Unreceived: unreceived}
 	r.fail(stopLimit, wire.Result{ExitCode: 1, ErrorKind: ErrKindApproval,
 		Error: fmt.Sprintf("Approval required: tool call '%s' waits for a human's approval; the run stopped there and continues from its token", method)})
 	return errStopped

@@ -9,15 +9,18 @@ package host
 //	meta      uvarint length · the run's input, limits, start state, end
 //	snapshot  uvarint length · the files at the start (a snapshot), or 0
 //	events    uvarint raw length · uvarint stored length · DEFLATE data
-//	SHA-256 of every byte before it (32 bytes)
+//	HMAC-SHA-256 under the durable key of every byte before it (32 bytes)
 //
 // The events section inflates to exactly its raw length (at most
-// maxJournalEvents), and nothing else of a journal is compressed.
+// maxJournalEvents, and no more than DEFLATE can make of its stored
+// bytes), and nothing else of a journal is compressed. The trailer is
+// checked before anything else is read, and every declared size against
+// the bytes that hold it before anything is allocated for it.
 
 import (
 	"bytes"
 	"compress/flate"
-	"crypto/sha256"
+	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -32,10 +35,14 @@ import (
 
 const (
 	journalMagic   = "AMLAJRNL"
-	journalVersion = 1
+	journalVersion = 2
 
 	// maxJournalEvents bounds the inflated events of a journal read.
 	maxJournalEvents = 4 << 30
+	// maxDeflateRatio is more than DEFLATE can expand (a 258-byte match
+	// costs at least 2 bits: 1032 to 1): declared events beyond it are
+	// refused before any byte is inflated.
+	maxDeflateRatio = 1040
 )
 
 // flateWriters are reused: making one allocates about a megabyte of
@@ -67,6 +74,9 @@ type Journal struct {
 	Snapshot    []byte
 	FilesDigest [32]byte
 	Budgets     map[string]int64
+	// Packages are the Python packages mounted for the run, with a digest
+	// of each one's contents (RunOptions.Packages).
+	Packages []PackageDigest
 	// End: how the recorded run ended; the Result fields that matter.
 	End       string
 	Reason    stopReason
@@ -83,14 +93,34 @@ type Journal struct {
 // a paused run needs to continue after it: the answers that had reached
 // the host but not yet the script (framed as tool_take gives them).
 type PendingCall struct {
+	// Token identifies this approval: random, made when the run paused,
+	// so a token can be redeemed once (TokenID).
+	Token      [16]byte
 	ID         int64
 	Method     string
 	Params     json.RawMessage
 	Unreceived [][]byte
 }
 
-// Encode returns the journal's bytes.
-func (j *Journal) Encode() []byte {
+// TokenID is the pending call's token id, as text.
+func (p *PendingCall) TokenID() string { return fmt.Sprintf("%x", p.Token) }
+
+// newToken returns a fresh random token id.
+func newToken() (t [16]byte) {
+	if _, err := rand.Read(t[:]); err != nil {
+		panic("approval token: no random bytes: " + err.Error())
+	}
+	return t
+}
+
+// PackageDigest names a mounted package and the digest of its contents.
+type PackageDigest struct {
+	Name   string `json:"name"`
+	Digest string `json:"digest"`
+}
+
+// Encode returns the journal's bytes, authenticated under key.
+func (j *Journal) Encode(key []byte) []byte {
 	meta := j.appendMeta(nil)
 	// The inflated section: the events, then the pending call's
 	// unreceived answers (they may be big, and compress as events do).
@@ -114,8 +144,9 @@ func (j *Journal) Encode() []byte {
 	out = appendBytes(out, j.Snapshot)
 	out = binary.AppendUvarint(out, uint64(raw))
 	out = appendBytes(out, events.Bytes())
-	sum := sha256.Sum256(out)
-	return append(out, sum[:]...)
+	m := newMAC(key)
+	m.Write(out)
+	return m.Sum(out)
 }
 
 func appendBytes(b, v []byte) []byte {
@@ -153,6 +184,11 @@ func (j *Journal) appendMeta(b []byte) []byte {
 		b = appendString(b, k)
 		b = binary.AppendVarint(b, j.Budgets[k])
 	}
+	b = binary.AppendUvarint(b, uint64(len(j.Packages)))
+	for _, p := range j.Packages {
+		b = appendString(b, p.Name)
+		b = appendString(b, p.Digest)
+	}
 	b = appendString(b, j.End)
 	b = append(b, byte(j.Reason))
 	b = binary.AppendVarint(b, int64(j.ExitCode))
@@ -160,6 +196,7 @@ func (j *Journal) appendMeta(b []byte) []byte {
 	b = appendString(b, j.Error)
 	b = appendBool(b, j.Pending != nil)
 	if p := j.Pending; p != nil {
+		b = append(b, p.Token[:]...)
 		b = binary.AppendUvarint(b, uint64(p.ID))
 		b = appendString(b, p.Method)
 		b = appendBytes(b, p.Params)
@@ -168,11 +205,12 @@ func (j *Journal) appendMeta(b []byte) []byte {
 	return b
 }
 
-// DecodeJournal checks and decodes a journal. Every field is bounded by
-// the bytes that hold it; the events are inflated to exactly their
-// declared length, which is bounded too.
-func DecodeJournal(data []byte) (*Journal, error) {
-	body, err := checkTrailer(data, journalMagic, journalVersion, "journal", journalErr)
+// DecodeJournal checks and decodes a journal made under key. Its trailer
+// is checked first; every field is bounded by the bytes that hold it; the
+// events are inflated to exactly their declared length, which is bounded
+// by maxJournalEvents and by what its stored bytes can inflate to.
+func DecodeJournal(data, key []byte) (*Journal, error) {
+	body, err := checkTrailer(data, journalMagic, journalVersion, "journal", journalErr, key)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +238,7 @@ func DecodeJournal(data []byte) (*Journal, error) {
 	if len(j.Snapshot) == 0 {
 		j.Snapshot = nil
 	} else {
-		ps, err := parseSnapshot(j.Snapshot)
+		ps, err := parseSnapshot(j.Snapshot, key)
 		if err != nil {
 			return nil, journalErr("its start snapshot: %v", err)
 		}
@@ -226,13 +264,21 @@ func DecodeJournal(data []byte) (*Journal, error) {
 	if r.off != len(body) {
 		return nil, journalErr("%d bytes after its end", len(body)-r.off)
 	}
-	var events bytes.Buffer
-	events.Grow(int(min(raw, 64<<20)))
+	if raw > uint64(len(stored))*maxDeflateRatio+64 {
+		return nil, journalErr("events of %d bytes declared, more than %d stored bytes can inflate to", raw, len(stored))
+	}
+	events := make([]byte, raw)
 	x := &exactReader{r: flate.NewReader(bytes.NewReader(stored)), left: int64(raw), name: "journal: its events section", mk: journalErr}
-	if _, err := io.Copy(&events, x); err != nil {
+	if _, err := io.ReadFull(x, events); err != nil {
+		if err == io.ErrUnexpectedEOF || err == io.EOF {
+			err = journalErr("journal: its events section inflates to fewer bytes than it declares")
+		}
 		return nil, err
 	}
-	er := &snapReader{b: events.Bytes(), what: "journal events", err: journalErr}
+	if _, err := x.Read(nil); err != io.EOF {
+		return nil, err
+	}
+	er := &snapReader{b: events, what: "journal events", err: journalErr}
 	n, err := er.uvarint("events length")
 	if err != nil {
 		return nil, err
@@ -323,6 +369,23 @@ func (j *Journal) decodeMeta(meta []byte) (unreceived uint64, err error) {
 			return 0, err
 		}
 	}
+	np, err := r.uvarint("package count")
+	if err != nil {
+		return 0, err
+	}
+	if np > uint64(len(meta)) {
+		return 0, journalErr("%d packages in %d bytes", np, len(meta))
+	}
+	for i := uint64(0); i < np; i++ {
+		var p PackageDigest
+		if p.Name, err = r.str(maxKeyBytes, "package name"); err != nil {
+			return 0, err
+		}
+		if p.Digest, err = r.str(128, "package digest"); err != nil {
+			return 0, err
+		}
+		j.Packages = append(j.Packages, p)
+	}
 	if j.End, err = r.str(16, "end"); err != nil {
 		return 0, err
 	}
@@ -359,6 +422,11 @@ func (j *Journal) decodeMeta(meta []byte) (unreceived uint64, err error) {
 	}
 	if hasPending == 1 {
 		p := &PendingCall{}
+		tok, err := r.bytesN(16, "pending token")
+		if err != nil {
+			return 0, err
+		}
+		copy(p.Token[:], tok)
 		id, err := r.uvarint("pending id")
 		if err != nil {
 			return 0, err

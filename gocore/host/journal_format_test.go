@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func sampleJournal(t *testing.T) *Journal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := parseSnapshot(snap)
+	ps, err := parseSnapshot(snap, testKey())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,11 +46,12 @@ func sampleJournal(t *testing.T) *Journal {
 		Snapshot:    snap,
 		FilesDigest: ps.digest,
 		Budgets:     map[string]int64{"cap:tool-call:mcp:add": 2},
+		Packages:    []PackageDigest{{Name: "attrs", Digest: "0123abcd"}},
 		End:         EndPaused,
 		ExitCode:    1,
 		ErrorKind:   ErrKindApproval,
 		Error:       "Approval required",
-		Pending: &PendingCall{ID: 2, Method: "mcp:pay", Params: json.RawMessage(`{"amount":5}`),
+		Pending: &PendingCall{Token: newToken(), ID: 2, Method: "mcp:pay", Params: json.RawMessage(`{"amount":5}`),
 			Unreceived: [][]byte{jsonFrame(wire.ToolAnswer{ID: 1, OK: true, Result: json.RawMessage(`"x"`)})}},
 		Events: w.b,
 	}
@@ -57,7 +59,7 @@ func sampleJournal(t *testing.T) *Journal {
 
 func TestJournalRoundTrip(t *testing.T) {
 	j := sampleJournal(t)
-	got, err := DecodeJournal(j.Encode())
+	got, err := DecodeJournal(j.Encode(testKey()), testKey())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +83,20 @@ func TestJournalRoundTrip(t *testing.T) {
 	}
 }
 
-// reseal replaces a journal's trailer so structural checks are reached.
-func reseal(b []byte) []byte {
+// reseal replaces a journal's trailer with the MAC under the test key,
+// so checks after authentication are reached.
+func reseal(b []byte) []byte { return resealWith(b, testKey()) }
+
+func resealWith(b, key []byte) []byte {
+	body := b[:len(b)-32]
+	m := newMAC(key)
+	m.Write(body)
+	return m.Sum(append([]byte(nil), body...))
+}
+
+// sha256Reseal gives a journal the trailer of format version 1 (a plain
+// SHA-256), as someone without the key would after editing it.
+func sha256Reseal(b []byte) []byte {
 	body := b[:len(b)-32]
 	sum := sha256.Sum256(body)
 	return append(append([]byte(nil), body...), sum[:]...)
@@ -99,14 +113,15 @@ func withSection(j *Journal, section []byte, declared uint64) []byte {
 	zw.Write(section)
 	zw.Close()
 	out = appendBytes(out, z.Bytes())
-	sum := sha256.Sum256(out)
-	return append(out, sum[:]...)
+	m := newMAC(testKey())
+	m.Write(out)
+	return m.Sum(out)
 }
 
 func TestDecodeHostileJournals(t *testing.T) {
 	j := sampleJournal(t)
 	j.End, j.Pending, j.ErrorKind = EndFinished, nil, ""
-	good := j.Encode()
+	good := j.Encode(testKey())
 	flipped := append([]byte(nil), good...)
 	flipped[len(flipped)/2] ^= 1
 	otherSnap := *j
@@ -123,23 +138,27 @@ func TestDecodeHostileJournals(t *testing.T) {
 		{"empty", nil, "too few"},
 		{"not a journal", bytes.Repeat([]byte("y"), 64), "not an amla-sandbox journal"},
 		{"a snapshot", newSnap().dir("tmp", 0o755).dir("workspace", 0o755).done(nil), "not an amla-sandbox journal"},
-		{"future version", reseal(append([]byte(journalMagic), append([]byte{2}, make([]byte, 40)...)...)), "version 2 is not supported"},
-		{"truncated", good[:len(good)-3], "digest mismatch"},
-		{"tampered", flipped, "digest mismatch"},
-		{"snapshot of another state", otherSnap.Encode(), "files digest is not the one"},
+		{"future version", reseal(append([]byte(journalMagic), append([]byte{3}, make([]byte, 40)...)...)), "version 3 is not supported"},
+		{"version 1 (unauthenticated)", sha256Reseal(append([]byte(journalMagic), append([]byte{1}, make([]byte, 40)...)...)), "version 1 is not supported (this build reads version 2; older versions carry no authentication"},
+		{"truncated", good[:len(good)-3], "authentication failed"},
+		{"tampered", flipped, "authentication failed"},
+		{"tampered, with a SHA-256 trailer", sha256Reseal(flipped), "authentication failed"},
+		{"made under another key", resealWith(good, []byte("another application's durable key")), "authentication failed"},
+		{"events beyond what DEFLATE makes of them", withSection(j, appendBytes(nil, nil), 256<<20), "stored bytes can inflate to"},
+		{"snapshot of another state", otherSnap.Encode(testKey()), "files digest is not the one"},
 		{"unknown event", badEvents(99), "unknown event type 99"},
 		{"event cut short", badEvents(evCall, 1), "damaged or truncated"},
 		{"call outcome", badEvents(evCall, 1, 0, 0, 9), "unknown call outcome 9"},
 		{"answer without header", badEvents(evAnswer, 3, 'a', 'b', 'c'), "without its header"},
 		{"poll size", badEvents(evPoll, 1, 0, 2, 1, 0), "poll events"},
 		{"events inflate past their length", withSection(j, append(appendBytes(nil, nil), zeros...), 10), "more bytes than it declares"},
-		{"events inflate short", withSection(j, appendBytes(nil, nil), 1<<20), "fewer bytes"},
+		{"events inflate short", withSection(j, appendBytes(nil, nil), 4096), "fewer bytes"},
 		{"events too big", withSection(j, nil, maxJournalEvents+1), "more than"},
 		{"bytes after the events", withSection(j, append(appendBytes(nil, nil), 1, 2), 3), "after its events"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := DecodeJournal(tt.data)
+			_, err := DecodeJournal(tt.data, testKey())
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want an error containing %q", err, tt.want)
 			}
@@ -147,6 +166,32 @@ func TestDecodeHostileJournals(t *testing.T) {
 				t.Fatalf("%v does not wrap ErrJournal", err)
 			}
 		})
+	}
+}
+
+// TestForgedJournalCostsLittle: a journal of a few hundred KB whose events
+// inflate to 256 MiB is refused for its trailer before anything is
+// inflated or allocated for it.
+func TestForgedJournalCostsLittle(t *testing.T) {
+	j := sampleJournal(t)
+	j.End, j.Pending, j.ErrorKind = EndFinished, nil, ""
+	const raw = 256 << 20
+	section := make([]byte, raw)
+	forged := sha256Reseal(withSection(j, section, raw))
+	section = nil
+	if len(forged) > 1<<20 {
+		t.Fatalf("the forged journal is %d bytes", len(forged))
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := DecodeJournal(forged, testKey())
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "authentication failed") {
+		t.Fatalf("got %v, want an authentication failure", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > uint64(len(forged)) {
+		t.Fatalf("decoding a forged journal of %d bytes allocated %d bytes", len(forged), grew)
 	}
 }
 
@@ -160,7 +205,7 @@ func FuzzDecodeJournal(f *testing.F) {
 		// A journal whose events are the fuzzed bytes: decoding must
 		// refuse them or give events that decode again.
 		j := &Journal{Input: wire.Input{Language: "shell"}, End: EndFinished, Events: events}
-		got, err := DecodeJournal(j.Encode())
+		got, err := DecodeJournal(j.Encode(testKey()), testKey())
 		if err != nil {
 			if !errors.Is(err, ErrJournal) {
 				t.Fatalf("error %v does not wrap ErrJournal", err)

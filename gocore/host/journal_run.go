@@ -78,6 +78,10 @@ type RunOptions struct {
 	Approve *bool
 	// Approvals is ApprovalRefuse, ApprovalAsk or ApprovalPause.
 	Approvals string
+	// Packages are the Python packages the run's guests see, with a digest
+	// of each one's contents: recorded in the journal, so a replay can
+	// check it is given the same ones (a replay keeps the journal's).
+	Packages []PackageDigest
 }
 
 // Divergence is how a replay left its journal.
@@ -221,7 +225,7 @@ func (d *durableRun) begin(s *Sandbox, o RunOptions) error {
 	if d.rec == nil {
 		return nil
 	}
-	d.head = Journal{Input: d.r.input, Limits: s.cfg.Limits}
+	d.head = Journal{Input: d.r.input, Limits: s.cfg.Limits, Packages: o.Packages}
 	if j := d.src; j != nil {
 		// The files must be the journal's start state.
 		have, err := s.knownOrWalkDigest()
@@ -232,6 +236,7 @@ func (d *durableRun) begin(s *Sandbox, o RunOptions) error {
 			return fmt.Errorf("replay: this sandbox's files are not the journal's start state (files digest %x..., the journal's %x...); restore the journal's start snapshot first", have[:8], j.FilesDigest[:8])
 		}
 		d.head.Snapshot, d.head.FilesDigest, d.head.Budgets = j.Snapshot, j.FilesDigest, j.Budgets
+		d.head.Packages = j.Packages
 		d.head.Limits = j.Limits
 		return nil
 	}
@@ -252,7 +257,7 @@ func (d *durableRun) begin(s *Sandbox, o RunOptions) error {
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
-	ps, err := parseSnapshot(snap)
+	ps, err := parseSnapshot(snap, s.durableKey())
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
@@ -302,7 +307,7 @@ func (r *Run) Journal() ([]byte, error) {
 		default:
 			j.End = EndFinished
 		}
-		d.encoded = j.Encode()
+		d.encoded = j.Encode(r.sb.durableKey())
 	})
 	return d.encoded, nil
 }

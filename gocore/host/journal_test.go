@@ -75,7 +75,7 @@ func journalOf(t *testing.T, r *Run) []byte {
 
 func decode(t *testing.T, b []byte) *Journal {
 	t.Helper()
-	j, err := DecodeJournal(b)
+	j, err := DecodeJournal(b, testKey())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func rewriteEvents(t *testing.T, j *Journal, edit func(i int, e *event) *event) 
 		}
 	}
 	out.Events = w.b
-	return decode(t, out.Encode())
+	return decode(t, out.Encode(testKey()))
 }
 
 func TestReplayDivergence(t *testing.T) {

@@ -174,9 +174,17 @@ func (p *proc) authorizeCall(id int64, method string, params json.RawMessage) er
 			if authErr != nil {
 				return d.diverge(id, describeCall(id, method, params)+" allowed by the capabilities", "it now, refused: "+authErr.Error())
 			}
-			if !needs {
-				return d.diverge(id, describeCall(id, method, params)+" waiting for approval", "it now, needing no approval")
+			if d.approve == nil {
+				// A replay (not a resumption) of a paused run stops where
+				// the recorded run stopped: it decides nothing, asks no
+				// approver and runs no handler.
+				j := d.src
+				d.r.fail(stopLimit, wire.Result{ExitCode: j.ExitCode, ErrorKind: j.ErrorKind, Error: j.Error})
+				return errStopped
 			}
+			// Resuming: the token carries the call's need for approval,
+			// so the resuming sandbox need not require it again; its
+			// capabilities still had to allow the call (above).
 			d.goLive()
 			d.decidePending = true
 		} else {
@@ -216,8 +224,12 @@ func (d *durableRun) replayCall(p *proc, ev *event, id int64, method string, par
 		}
 		return d.diverge(id, ev.describe()+" "+was, asked+", "+now)
 	}
+	// A recorded decision of an approver stands (a resumed token's
+	// calls need no require_approval from the resuming sandbox); a call
+	// that now needs approval and was recorded without one diverges:
+	// the capabilities may narrow a replay, never widen it.
 	recordedApproval := ev.outcome == callApproved || ev.outcome == callRefused
-	if authErr == nil && needs != recordedApproval && ev.outcome != callNoApprover {
+	if authErr == nil && needs && !recordedApproval && ev.outcome != callNoApprover {
 		return d.diverge(id, fmt.Sprintf("%s (approval needed: %v)", ev.describe(), recordedApproval), fmt.Sprintf("%s (approval needed: %v)", asked, needs))
 	}
 	d.rec.add(ev)

@@ -73,6 +73,10 @@ type Config struct {
 	// Python packages of Sandbox(python_packages=...)). The host never
 	// writes into them.
 	Mounts []Mount
+	// DurableKey authenticates the sandbox's snapshots, journals and
+	// approval tokens (HMAC-SHA-256; durable_key.go). Empty: a random key
+	// of this process, so its artifacts can be read back only here.
+	DurableKey []byte
 }
 
 // Mount shows the host directory Host to the guests, read-only, at Guest
@@ -111,6 +115,9 @@ type Sandbox struct {
 	// its spare was last made (idlespares.go); both guarded by spares.mu.
 	spareElem *list.Element
 	spareAt   time.Time
+
+	// key is the durable key in use (durable_key.go).
+	key atomic.Pointer[[]byte]
 }
 
 // NewSandbox creates a sandbox with a fresh private directory.
@@ -134,6 +141,7 @@ func NewSandbox(guest *GuestModule, cfg Config) (*Sandbox, error) {
 	}
 	sb := &Sandbox{guest: guest, cfg: cfg, base: base}
 	sb.disk = &diskQuota{root: sb.Root(), limit: cfg.Limits.DiskQuota}
+	sb.SetDurableKey(cfg.DurableKey)
 	return sb, nil
 }
 

@@ -177,8 +177,8 @@ func (s *Sandbox) snapshotLocked(opt SnapshotOptions) ([]byte, error) {
 	}
 	out := make([]byte, 0, total+4096)
 	out = append(append(out, snapMagic...), snapVersion)
-	// skel hashes every byte but the files' data: the trailer.
-	skel := sha256.New()
+	// skel MACs every byte but the files' data: the trailer.
+	skel := newMAC(s.durableKey())
 	mark := 0
 	skip := func(from int) { skel.Write(out[mark:from]); mark = len(out) }
 	dw := newDigestWriter()
@@ -312,7 +312,7 @@ func filesDigest(root string) ([32]byte, error) {
 // files count as restored. On any error the sandbox's files are as they
 // were.
 func (s *Sandbox) Restore(data []byte) error {
-	ps, err := parseSnapshot(data)
+	ps, err := parseSnapshot(data, s.durableKey())
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}

@@ -106,7 +106,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ps, err := parseSnapshot(data)
+			ps, err := parseSnapshot(data, testKey())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -293,10 +293,29 @@ func (s *snapBuilder) done(digest []byte) []byte {
 	return s.seal()
 }
 
-// seal adds only the trailer.
+// seal adds only the trailer: the MAC under the test sandboxes' key.
 func (s *snapBuilder) seal() []byte {
-	sum := sha256.Sum256(s.skel)
-	return append(s.b, sum[:]...)
+	m := newMAC(testKey())
+	m.Write(s.skel)
+	return m.Sum(s.b)
+}
+
+// testKey is the durable key of test sandboxes (made without one).
+func testKey() []byte { return ProcessDurableKey() }
+
+// resealSnapshot gives a snapshot's body a valid trailer under key, so
+// checks after authentication are reached; data that cannot be framed
+// is returned as it is.
+func resealSnapshot(data, key []byte) []byte {
+	if len(data) < len(snapMagic)+1+32 {
+		return data
+	}
+	body := data[:len(data)-32]
+	m := newMAC(key)
+	if _, err := walkSnapRecords(body, m, nil); err != nil {
+		return data
+	}
+	return m.Sum(append([]byte(nil), body...))
 }
 
 func deflated(t *testing.T, data []byte) []byte {
@@ -336,9 +355,13 @@ func TestRestoreHostileSnapshots(t *testing.T) {
 		{"empty", nil, 0, "too few"},
 		{"not a snapshot", []byte(strings.Repeat("x", 100)), 0, "not an amla-sandbox snapshot"},
 		{"future version", append([]byte(snapMagic), append([]byte{9}, make([]byte, 40)...)...), 0, "version 9 is not supported"},
+		{"version 1 (unauthenticated)", append([]byte(snapMagic), append([]byte{1}, make([]byte, 40)...)...), 0, "version 1 is not supported (this build reads version 2; older versions carry no authentication"},
+		{"another key", resealSnapshot(goodFile, []byte("another application's durable key")), 0, "authentication failed"},
+		{"a SHA-256 trailer", sha256Resealed(goodFile), 0, "authentication failed"},
 		{"truncated", good[:len(good)-5], 0, "damaged"},
 		{"truncated in a file's data", goodFile[:len(goodFile)-40], 0, "damaged"},
 		{"tampered byte", flipped, 0, "damaged"},
+		{"tampered budget, resealed with another key", resealSnapshot(flipped, []byte("not the key of this sandbox!")), 0, "authentication failed"},
 		{"tampered file data", flippedData, 0, "do not match its files digest"},
 		{"path traversal", base().file("workspace/../../../etc/x", 0o644, 1, 0, []byte("x")).done(nil), 0, `component ".."`},
 		{"absolute path", base().file("/etc/passwd", 0o644, 1, 0, []byte("x")).done(nil), 0, "absolute path"},
@@ -426,12 +449,13 @@ func FuzzParseSnapshot(f *testing.F) {
 	f.Add(newSnap().dir("tmp", 0o755).dir("workspace", 0o755).file("workspace/a", 0o644, 1, 0, []byte("x")).done(nil))
 	f.Add([]byte(snapMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		// The trailer is checked after the structure, so fuzzed bytes
-		// reach every structural check.
+		// Fuzzed bytes are resealed under the key, so they reach every
+		// check after authentication.
 		if len(data) > len(snapMagic) {
 			data = append(append([]byte(snapMagic), snapVersion), data[len(snapMagic)+1:]...)
 		}
-		ps, err := parseSnapshot(data)
+		data = resealSnapshot(data, testKey())
+		ps, err := parseSnapshot(data, testKey())
 		if err != nil {
 			return
 		}
@@ -441,4 +465,15 @@ func FuzzParseSnapshot(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sha256Resealed gives a snapshot the trailer of format version 1 (the
+// SHA-256 of its skeleton), as someone without the key would.
+func sha256Resealed(data []byte) []byte {
+	body := data[:len(data)-32]
+	h := sha256.New()
+	if _, err := walkSnapRecords(body, h, nil); err != nil {
+		panic(err)
+	}
+	return h.Sum(append([]byte(nil), body...))
 }

@@ -13,9 +13,13 @@ package host
 //	  0 end
 //	files digest (32 bytes) · trailer (32 bytes)
 //
-// The trailer is the SHA-256 of the snapshot's skeleton: every byte before
-// it except the files' data, which the files digest covers. So each byte
-// is hashed once when a snapshot is written and once when it is read.
+// The trailer is the HMAC-SHA-256, under the sandbox's durable key, of the
+// snapshot's skeleton: every byte before it except the files' data, which
+// the files digest (inside the skeleton) covers. So each byte is hashed
+// once when a snapshot is written and once when it is read, and a snapshot
+// made under another key, or edited, is refused before any record of it
+// is used (a file's data is checked against the files digest as it is
+// written, and the restore undone if it does not match).
 //
 // Integers are varints (encoding/binary; mtime is signed nanoseconds since
 // 1970), strings a uvarint length and UTF-8 bytes. Paths are relative,
@@ -33,6 +37,7 @@ package host
 import (
 	"bytes"
 	"compress/flate"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -47,7 +52,7 @@ import (
 
 const (
 	snapMagic   = "AMLASNAP"
-	snapVersion = 1
+	snapVersion = 2
 
 	recEnd    = 0
 	recDir    = 1
@@ -264,22 +269,37 @@ func checkHeader(data []byte, magic string, version byte, what string, mkErr fun
 		return nil, mkErr("not an amla-sandbox %s (it does not start with %q)", what, magic)
 	}
 	if v := data[len(magic)]; v != version {
-		return nil, mkErr("%s format version %d is not supported (this build reads version %d)", what, v, version)
+		why := ""
+		if v < version {
+			why = "; older versions carry no authentication and cannot be read"
+		}
+		return nil, mkErr("%s format version %d is not supported (this build reads version %d%s)", what, v, version, why)
 	}
 	return data[:len(data)-sha256.Size], nil
 }
 
-// checkTrailer verifies that data ends with the SHA-256 of every byte
-// before it (a journal's trailer) and returns those bytes.
-func checkTrailer(data []byte, magic string, version byte, what string, mkErr func(string, ...any) error) ([]byte, error) {
+// newMAC is the keyed hash every trailer is made with: HMAC-SHA-256 under
+// the durable key.
+func newMAC(key []byte) hash.Hash { return hmac.New(sha256.New, key) }
+
+// errAuth is the error for a trailer that is not the MAC of what it
+// covers: another key made it, or the bytes were changed.
+func errAuth(what string, mkErr func(string, ...any) error) error {
+	return mkErr("authentication failed: this %s was made under another durable key, or its bytes were changed, truncated or damaged "+
+		"(give the key it was made with: durable_key=... or AMLA_SANDBOX_DURABLE_KEY)", what)
+}
+
+// checkTrailer verifies that data ends with the MAC under key of every
+// byte before it (a journal's trailer) and returns those bytes.
+func checkTrailer(data []byte, magic string, version byte, what string, mkErr func(string, ...any) error, key []byte) ([]byte, error) {
 	body, err := checkHeader(data, magic, version, what, mkErr)
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(body)
-	if !bytes.Equal(sum[:], data[len(body):]) {
-		return nil, mkErr("%s digest mismatch: its bytes are damaged, truncated or were changed (SHA-256 %x..., its trailer says %x...)",
-			what, sum[:8], data[len(body):len(body)+8])
+	m := newMAC(key)
+	m.Write(body)
+	if !hmac.Equal(m.Sum(nil), data[len(body):]) {
+		return nil, errAuth(what, mkErr)
 	}
 	return body, nil
 }
@@ -304,25 +324,46 @@ type rawRecord struct {
 	n   uint64    // a budget's calls left; a file's declared size
 }
 
-// frameSnapshot splits a snapshot's body into records and checks its
-// trailer, decoding only what says where each field ends. Any error here
-// means damaged, truncated or changed bytes.
-func frameSnapshot(data []byte) ([]rawRecord, [32]byte, error) {
+// frameSnapshot checks a snapshot's trailer under key, then splits its
+// body into records, decoding only what says where each field ends. The
+// trailer is checked in a first pass that keeps nothing, so a snapshot
+// that is not authentic costs no memory beyond its bytes. Any error here
+// means damaged, truncated, changed or foreign bytes.
+func frameSnapshot(data, key []byte) ([]rawRecord, [32]byte, error) {
 	var digest [32]byte
 	body, err := checkHeader(data, snapMagic, snapVersion, "snapshot", snapErr)
 	if err != nil {
 		return nil, digest, err
 	}
-	r := &snapReader{b: body, off: len(snapMagic) + 1, what: "snapshot", err: snapErr}
-	// The trailer is the SHA-256 of the snapshot's skeleton: every byte
-	// but the files' data, which the files digest covers.
-	skel := sha256.New()
-	mark := 0
+	// The trailer is the MAC of the snapshot's skeleton: every byte but
+	// the files' data, which the files digest covers.
+	skel := newMAC(key)
+	if _, err := walkSnapRecords(body, skel, nil); err != nil {
+		return nil, digest, err
+	}
+	if !hmac.Equal(skel.Sum(nil), data[len(body):]) {
+		return nil, digest, errAuth("snapshot", snapErr)
+	}
 	var recs []rawRecord
+	end, err := walkSnapRecords(body, nil, func(rec rawRecord) { recs = append(recs, rec) })
+	if err != nil {
+		return nil, digest, err
+	}
+	copy(digest[:], body[end:])
+	return recs, digest, nil
+}
+
+// walkSnapRecords frames the records of a snapshot's body: it feeds the
+// skeleton to skel (if not nil), hands each record to emit (if not nil),
+// and returns the offset of the files digest.
+func walkSnapRecords(body []byte, skel hash.Hash, emit func(rawRecord)) (int, error) {
+	r := &snapReader{b: body, off: len(snapMagic) + 1, what: "snapshot", err: snapErr}
+	mark := 0
+	var err error
 	for {
 		rec := rawRecord{at: r.off}
 		if rec.tag, err = r.byte1("record tag"); err != nil {
-			return nil, digest, err
+			return 0, err
 		}
 		if rec.tag == recEnd {
 			break
@@ -332,77 +373,78 @@ func frameSnapshot(data []byte) ([]rawRecord, [32]byte, error) {
 			e := &rec.e
 			e.dir = rec.tag == recDir
 			if e.path, err = r.str(maxPathBytes, "path"); err != nil {
-				return nil, digest, err
+				return 0, err
 			}
 			mode, err := r.uvarint("mode of " + quote(e.path))
 			if err != nil {
-				return nil, digest, err
+				return 0, err
 			}
 			if mode > 0o7777777 {
-				return nil, digest, snapErr("snapshot damaged at byte %d: mode %#o of %s", r.off, mode, quote(e.path))
+				return 0, snapErr("snapshot damaged at byte %d: mode %#o of %s", r.off, mode, quote(e.path))
 			}
 			e.mode = uint32(mode)
 			if e.mtime, err = r.varint("mtime of " + quote(e.path)); err != nil {
-				return nil, digest, err
+				return 0, err
 			}
 			if e.dir {
 				break
 			}
 			if rec.n, err = r.uvarint("size of " + quote(e.path)); err != nil {
-				return nil, digest, err
+				return 0, err
 			}
 			if e.method, err = r.byte1("method of " + quote(e.path)); err != nil {
-				return nil, digest, err
+				return 0, err
 			}
 			n := rec.n
 			switch e.method {
 			case methodStored:
 			case methodDeflate:
 				if n, err = r.uvarint("compressed length of " + quote(e.path)); err != nil {
-					return nil, digest, err
+					return 0, err
 				}
 			default:
-				return nil, digest, snapErr("snapshot damaged at byte %d: %s has unknown method %d", r.off-1, quote(e.path), e.method)
+				return 0, snapErr("snapshot damaged at byte %d: %s has unknown method %d", r.off-1, quote(e.path), e.method)
 			}
-			skel.Write(body[mark:r.off])
+			if skel != nil {
+				skel.Write(body[mark:r.off])
+			}
 			if e.data, err = r.bytesN(n, "the data of "+quote(e.path)); err != nil {
-				return nil, digest, err
+				return 0, err
 			}
 			mark = r.off
 		case recBudget:
 			if rec.key, err = r.str(maxKeyBytes, "budget key"); err != nil {
-				return nil, digest, err
+				return 0, err
 			}
 			if rec.n, err = r.uvarint("budget of " + rec.key); err != nil {
-				return nil, digest, err
+				return 0, err
 			}
 		default:
-			return nil, digest, snapErr("snapshot damaged at byte %d: unknown record type %d", rec.at, rec.tag)
+			return 0, snapErr("snapshot damaged at byte %d: unknown record type %d", rec.at, rec.tag)
 		}
-		recs = append(recs, rec)
+		if emit != nil {
+			emit(rec)
+		}
 	}
-	d, err := r.bytesN(32, "files digest")
-	if err != nil {
-		return nil, digest, err
+	end := r.off
+	if _, err := r.bytesN(32, "files digest"); err != nil {
+		return 0, err
 	}
-	copy(digest[:], d)
 	if r.off != len(body) {
-		return nil, digest, snapErr("snapshot damaged: %d bytes after its end", len(body)-r.off)
+		return 0, snapErr("snapshot damaged: %d bytes after its end", len(body)-r.off)
 	}
-	skel.Write(body[mark:])
-	if sum := skel.Sum(nil); !bytes.Equal(sum, data[len(body):]) {
-		return nil, digest, snapErr("snapshot digest mismatch: its bytes are damaged, truncated or were changed (SHA-256 %x..., its trailer says %x...)",
-			sum[:8], data[len(body):len(body)+8])
+	if skel != nil {
+		skel.Write(body[mark:])
 	}
-	return recs, digest, nil
+	return end, nil
 }
 
-// parseSnapshot checks data and returns its records: first its framing
-// and trailer (frameSnapshot), then what the records say. It inflates
+// parseSnapshot checks data and returns its records: first its trailer
+// under key and its framing (frameSnapshot), then what the records say. It inflates
 // nothing: a compressed file's declared size is checked against the quota
 // before any byte of it is inflated, and inflating stops at that size.
-func parseSnapshot(data []byte) (*parsedSnapshot, error) {
-	recs, digest, err := frameSnapshot(data)
+func parseSnapshot(data, key []byte) (*parsedSnapshot, error) {
+	recs, digest, err := frameSnapshot(data, key)
 	if err != nil {
 		return nil, err
 	}

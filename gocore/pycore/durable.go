@@ -25,6 +25,23 @@ func durableErr(err error) error {
 	return err
 }
 
+// SandboxSetDurableKey sets the key the sandbox's snapshots, journals and
+// approval tokens are authenticated with (HMAC-SHA-256); it returns a
+// status. Python calls it as the sandbox is made, before any run.
+func SandboxSetDurableKey(h int64, key []byte) string {
+	return status(func() error {
+		e, err := sandboxOf(h)
+		if err != nil {
+			return err
+		}
+		if len(key) < 16 {
+			return newError(kindInvalid, "a durable key of %d bytes is too short (at least 16)", len(key))
+		}
+		e.sb.SetDurableKey(key)
+		return nil
+	})
+}
+
 // SandboxSnapshot returns the sandbox's files and the calls its budgets
 // have left, in the snapshot format. It is an error while a run is in
 // progress.
@@ -78,6 +95,8 @@ type durableOptions struct {
 	Then        string `json:"then"`
 	Approve     *bool  `json:"approve"`
 	Approvals   string `json:"approvals"`
+	// Packages: the mounted Python packages and their digests.
+	Packages []host.PackageDigest `json:"packages"`
 }
 
 // SandboxStartDurable begins a run that keeps a journal, replays one
@@ -95,9 +114,9 @@ func SandboxStartDurable(h int64, optionsJSON string, journal []byte) (id int64,
 		return 0, newError(kindInvalid, "durable run options: %v", err)
 	}
 	ro := host.RunOptions{Language: o.Language, Code: o.Code, Stdin: o.Stdin, HasStdin: o.HasStdin, Stream: o.Stream,
-		Record: o.Record, RecordStart: o.RecordStart, Then: o.Then, Approve: o.Approve, Approvals: o.Approvals}
+		Record: o.Record, RecordStart: o.RecordStart, Then: o.Then, Approve: o.Approve, Approvals: o.Approvals, Packages: o.Packages}
 	if len(journal) > 0 {
-		j, err := host.DecodeJournal(journal)
+		j, err := e.sb.DecodeJournal(journal)
 		if err != nil {
 			return 0, durableErr(err)
 		}
@@ -143,9 +162,11 @@ type durableOutcome struct {
 }
 
 type pausedCall struct {
-	ID     int64           `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
+	// TokenID identifies the approval (a token is redeemed once).
+	TokenID string          `json:"token_id"`
+	ID      int64           `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
 }
 
 // SandboxDurableOutcome says how run id, finished, left its journal: the
@@ -161,33 +182,39 @@ func SandboxDurableOutcome(h, id int64) (out string, err error) {
 	var o durableOutcome
 	o.Divergence = r.Divergence()
 	if p := r.Paused(); p != nil {
-		o.Paused = &pausedCall{ID: p.ID, Method: p.Method, Params: p.Params}
+		o.Paused = &pausedCall{TokenID: p.TokenID(), ID: p.ID, Method: p.Method, Params: p.Params}
 	}
 	b, err := json.Marshal(o)
 	return string(b), err
 }
 
 type journalInfo struct {
-	Language     string          `json:"language"`
-	Code         string          `json:"code"`
-	HasSnapshot  bool            `json:"has_snapshot"`
-	FilesDigest  string          `json:"files_digest"`
-	End          string          `json:"end"`
-	ErrorKind    string          `json:"error_kind"`
-	TimeoutS     float64         `json:"timeout"`
-	MemoryLimit  int64           `json:"memory_limit"`
-	MaxOutput    int64           `json:"max_output"`
-	MaxToolCalls int             `json:"max_tool_calls"`
-	DiskQuota    int64           `json:"disk_quota"`
-	Pending      json.RawMessage `json:"pending"`
+	Language     string               `json:"language"`
+	Code         string               `json:"code"`
+	HasSnapshot  bool                 `json:"has_snapshot"`
+	FilesDigest  string               `json:"files_digest"`
+	End          string               `json:"end"`
+	ErrorKind    string               `json:"error_kind"`
+	TimeoutS     float64              `json:"timeout"`
+	MemoryLimit  int64                `json:"memory_limit"`
+	MaxOutput    int64                `json:"max_output"`
+	MaxToolCalls int                  `json:"max_tool_calls"`
+	DiskQuota    int64                `json:"disk_quota"`
+	Pending      json.RawMessage      `json:"pending"`
+	Packages     []host.PackageDigest `json:"packages"`
 }
 
-// JournalInfo checks a journal and returns what Python needs to replay
-// it (JSON): its language, code, limits, whether it holds its start
-// snapshot, how it ended, and the pending call of a paused run.
-func JournalInfo(data []byte) (out string, err error) {
+// JournalInfo checks a journal made under key (authenticity first) and
+// returns what Python needs to replay it (JSON): its language, code,
+// limits, whether it holds its start snapshot, how it ended, the pending
+// call of a paused run (with its token id) and the Python packages its
+// run saw.
+func JournalInfo(data, key []byte) (out string, err error) {
 	defer guard(&err)
-	j, err := host.DecodeJournal(data)
+	if len(key) < 16 {
+		return "", newError(kindInvalid, "a durable key of %d bytes is too short (at least 16)", len(key))
+	}
+	j, err := host.DecodeJournal(data, key)
 	if err != nil {
 		return "", durableErr(err)
 	}
@@ -195,9 +222,12 @@ func JournalInfo(data []byte) (out string, err error) {
 		FilesDigest: fmt.Sprintf("%x", j.FilesDigest), End: j.End, ErrorKind: j.ErrorKind,
 		TimeoutS: float64(j.Limits.Timeout) / float64(time.Second), MemoryLimit: j.Limits.MemoryLimit,
 		MaxOutput: j.Limits.MaxOutput, MaxToolCalls: j.Limits.MaxToolCalls, DiskQuota: j.Limits.DiskQuota,
-		Pending: json.RawMessage("null")}
+		Pending: json.RawMessage("null"), Packages: j.Packages}
 	if p := j.Pending; p != nil {
-		info.Pending, _ = json.Marshal(pausedCall{ID: p.ID, Method: p.Method, Params: p.Params})
+		info.Pending, _ = json.Marshal(pausedCall{TokenID: p.TokenID(), ID: p.ID, Method: p.Method, Params: p.Params})
+	}
+	if info.Packages == nil {
+		info.Packages = []host.PackageDigest{}
 	}
 	b, err := json.Marshal(info)
 	return string(b), err
@@ -212,7 +242,7 @@ func SandboxRestoreJournalStart(h int64, journal []byte) string {
 		if err != nil {
 			return err
 		}
-		j, err := host.DecodeJournal(journal)
+		j, err := e.sb.DecodeJournal(journal)
 		if err != nil {
 			return durableErr(err)
 		}
