@@ -4,12 +4,16 @@ error and writes nothing outside the new sandbox's directory.
 The snapshots are written here from the format docs/durable.md documents
 (a writer in Python, independent of the Go one): a well-formed one must
 restore as described, and every attack is well-formed bytes with a correct
-trailer, so it reaches the checks behind the trailer.
+trailer (the HMAC-SHA-256 under KEY, given to the restoring sandbox as its
+durable_key), so it reaches the checks behind the trailer. Snapshots made
+under another key, or with the SHA-256 trailer of format version 1 (what
+someone without the key can compute), are refused by the trailer.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +22,9 @@ import pytest
 
 from _hostile import run_isolated
 
-MAGIC = b"AMLASNAP\x01"
+MAGIC = b"AMLASNAP\x02"
+# The durable key the restoring sandboxes are given (durable_key=KEY).
+KEY = b"the application's durable key, 32+ bytes"
 
 
 def uvarint(n: int) -> bytes:
@@ -80,9 +86,13 @@ class Snap:
         self.put(b)
         return self
 
-    def done(self, digest: bytes | None = None) -> bytes:
+    def done(self, digest: bytes | None = None, key: bytes | None = KEY) -> bytes:
+        """The snapshot, its trailer the MAC under key (None: the plain
+        SHA-256 of format version 1)."""
         self.put(b"\x00" + (digest if digest is not None else self.digest.digest()))
-        return bytes(self.whole) + hashlib.sha256(bytes(self.skeleton)).digest()
+        if key is None:
+            return bytes(self.whole) + hashlib.sha256(bytes(self.skeleton)).digest()
+        return bytes(self.whole) + hmac.new(key, bytes(self.skeleton), hashlib.sha256).digest()
 
 
 def base() -> Snap:
@@ -128,7 +138,10 @@ def cases(canary: Path) -> dict[str, tuple[bytes, str, dict[str, int]]]:
         "truncated": (good[:-7], "damaged", {}),
         "truncated in the middle": (good[: len(good) // 2], "damaged", {}),
         "a byte changed": (bytes(flipped_data), "do not match its files digest", {}),
-        "the trailer changed": (good[:-1] + bytes([good[-1] ^ 1]), "digest mismatch", {}),
+        "the trailer changed": (good[:-1] + bytes([good[-1] ^ 1]), "authentication failed", {}),
+        "made under another key": (base().file("workspace/a.txt", b"hello").done(key=b"another application's key, 32 bytes"), "authentication failed", {}),
+        "a SHA-256 trailer, as in version 1": (base().file("workspace/a.txt", b"hello").done(key=None), "authentication failed", {}),
+        "version 1": (b"AMLASNAP\x01" + base().file("workspace/a.txt", b"hello").done(key=None)[9:], "version 1 is not supported (this build reads version 2", {}),
         "a future version": (b"AMLASNAP\x07" + good[9:], "version 7 is not supported", {}),
         "not a snapshot": (b"PK\x03\x04" + b"\x00" * 60, "not an amla-sandbox snapshot", {}),
         "duplicate entries": (base().file("workspace/a", b"1").file("workspace/a", b"2").done(), "walk order", {}),
@@ -149,7 +162,7 @@ def test_a_snapshot_written_from_the_docs_restores_as_described() -> None:
         from amla_sandbox import create_sandbox_tool
         def add(a: int, b: int) -> int:
             return a + b
-        tool = create_sandbox_tool(tools=[add], max_calls=50, snapshot={snap!r})
+        tool = create_sandbox_tool(tools=[add], max_calls=50, snapshot={snap!r}, durable_key={KEY!r})
         sb = tool.sandbox
         emit(listing=sb.shell("cd /workspace && cat d/notes.txt && wc -l < big.txt && cat 'ünï 🎉.txt' && stat -c '%a %Y' d d/notes.txt"),
              remaining=sb.get_remaining_calls("cap:tool-call:mcp:add"))
@@ -172,8 +185,8 @@ def test_hostile_snapshots_are_refused_and_write_nothing_outside(tmp_path: Path)
         from amla_sandbox import Sandbox, create_sandbox_tool
         cases = {{k: v for k, v in {all_cases!r}.items()}}
         for name, (data, want, kwargs) in cases.items():
-            r = attempt(lambda: Sandbox.from_snapshot(data, **kwargs))
-            r2 = attempt(lambda: create_sandbox_tool(tools=[], snapshot=data))
+            r = attempt(lambda: Sandbox.from_snapshot(data, durable_key={KEY!r}, **kwargs))
+            r2 = attempt(lambda: create_sandbox_tool(tools=[], snapshot=data, durable_key={KEY!r}))
             emit(**{{name: [r["type"], r["msg"], r2["type"]]}})
         emit(left_in_tmp=sorted(os.listdir(os.environ["TMPDIR"])))
         """,
