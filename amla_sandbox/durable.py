@@ -253,10 +253,10 @@ def start(
     return its id and what its end must fetch; None for a plain run (the
     caller starts it)."""
     d: Durability = getattr(rt, "_durability", None) or Durability()
-    opts = d.options()
-    if replay is None and opts is None:
+    given = d.options()
+    if replay is None and given is None:
         return None
-    opts = dict(opts or {"record": False, "record_start": "snapshot", "approvals": "", "packages": d.packages or []})
+    opts: dict[str, Any] = dict(given or {"record": False, "record_start": "snapshot", "approvals": "", "packages": d.packages or []})
     opts.update(language=language, code=code, stdin=stdin, has_stdin=has_stdin, stream=stream)
     journal = b""
     if replay is not None:
