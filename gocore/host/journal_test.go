@@ -353,6 +353,37 @@ func TestApprovalAskAndPause(t *testing.T) {
 			t.Fatalf("replay of the resumed run: %+v %v", res3, r3.Divergence())
 		}
 	}
+	// The token carries the call's need for approval: a sandbox whose
+	// capabilities require none resumes it, and its decision applies.
+	for _, ok := range []bool{true, false} {
+		sb2 := newTestSandbox(t, Limits{}, nil)
+		if err := sb2.Restore(token.Snapshot); err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		r2 := startDurable(t, sb2, RunOptions{Replay: token, Approve: &ok, Then: ThenLive, Record: true, Approvals: ApprovalPause})
+		res2 := driveAll(t, r2, func(wire.Event) (string, error) { calls++; return "1", nil }, nil)
+		if d := r2.Divergence(); d != nil {
+			t.Fatalf("approve=%v without require_approval: %v", ok, d)
+		}
+		if want := map[bool]int{true: 7, false: 6}[ok]; calls != want || res2.ErrorKind != "" {
+			t.Fatalf("approve=%v without require_approval: %d calls (want %d), %+v", ok, calls, want, res2)
+		}
+	}
+	// A replay of the token (no decision given) stops at the pending call
+	// as the run did, even with an approver and then=live: nothing reaches
+	// the driver (driveAll fails on any request or approval).
+	for _, then := range []string{ThenError, ThenLive} {
+		sb2 := newTestSandbox(t, Limits{}, &nthApproval{n: 4})
+		if err := sb2.Restore(token.Snapshot); err != nil {
+			t.Fatal(err)
+		}
+		r2 := startDurable(t, sb2, RunOptions{Replay: token, Then: then, Approvals: ApprovalAsk})
+		res2 := driveAll(t, r2, nil, nil)
+		if res2.ErrorKind != ErrKindApproval || r2.Divergence() != nil || r2.Paused() != nil {
+			t.Fatalf("replay of a token with then=%q: %+v, divergence %v", then, res2, r2.Divergence())
+		}
+	}
 }
 
 func sortedCopy(s []string) []string {
