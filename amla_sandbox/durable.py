@@ -118,7 +118,32 @@ def resolve_key(given: bytes | str | None) -> bytes:
         if len(key) < _MIN_KEY:
             raise ValueError(f"${KEY_ENV} is {len(key)} bytes; a key needs at least {_MIN_KEY}")
         return key
-    return machine_key()
+    try:
+        return machine_key()
+    except OSError as e:
+        return _process_key(e)
+
+
+_process_keys: list[bytes] = []
+
+
+def _process_key(why: OSError) -> bytes:
+    """A random key of this process, when this machine's key cannot be
+    read or made (a read-only cache directory): the sandbox works, and its
+    snapshots and tokens can be read back only in this process."""
+    import warnings
+
+    with _machine_keys_lock:
+        if not _process_keys:
+            _process_keys.append(os.urandom(32))
+            warnings.warn(
+                f"amla_sandbox: this machine's durable key cannot be read or made ({why}); snapshots, journals "
+                f"and approval tokens of this process can be read back only in it. Set ${KEY_ENV} or pass "
+                "durable_key=... to use them elsewhere.",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+        return _process_keys[0]
 
 
 def machine_key() -> bytes:
@@ -155,6 +180,13 @@ def machine_key() -> bytes:
 
 def _read_key(path: str) -> bytes:
     with open(path, "rb") as f:
+        if os.name == "posix":
+            st = os.fstat(f.fileno())
+            if st.st_mode & 0o077:
+                raise ValueError(
+                    f"the durable key file {path} can be read or written by other users (mode {st.st_mode & 0o777:#o}); "
+                    "whoever reads it can forge snapshots and approval tokens: chmod 600 it"
+                )
         key = f.read(4096)
     if len(key) < _MIN_KEY:
         raise ValueError(
@@ -469,8 +501,11 @@ def new_from_journal(cls: type[Sandbox], journal: bytes, kwargs: dict[str, Any])
 def _check_packages(sb: Sandbox, info: dict[str, Any]) -> None:
     """A replay must see the Python packages its run saw: each package's
     contents digest is in the journal."""
-    recorded = {p["name"]: p["digest"] for p in info.get("packages") or []}
-    have = {p["name"]: p["digest"] for p in sb._package_digests}
+    recorded_list = [(p["name"], p["digest"]) for p in info.get("packages") or []]
+    have_list = [(p["name"], p["digest"]) for p in sb._package_digests]
+    if recorded_list == have_list:
+        return
+    recorded, have = dict(recorded_list), dict(have_list)
     for name in sorted(set(recorded) | set(have)):
         if recorded.get(name) != have.get(name):
             was = f"package {name!r} (digest {recorded[name][:16]}...)" if name in recorded else f"no package {name!r}"
@@ -480,6 +515,12 @@ def _check_packages(sb: Sandbox, info: dict[str, Any]) -> None:
                 f"and this sandbox mounts {now}",
                 index=0, recorded=was, asked=now, event=0,
             )
+    was, now = ", ".join(n for n, _ in recorded_list), ", ".join(n for n, _ in have_list)
+    raise ReplayDivergenceError(
+        f"Replay diverged before it started: the journal's run saw the python_packages {was} in this order, "
+        f"and this sandbox mounts {now}",
+        index=0, recorded=was, asked=now, event=0,
+    )
 
 
 def replay_on(sb: Sandbox, journal: bytes, then: str, approve: bool | None = None) -> RunResult:
