@@ -62,6 +62,10 @@ class Sandbox:
     # snapshot's digest), and decide calls that need approval.
     record: bool | str = False
     approval_handler: ApprovalHandler | None = None
+    # Pure-Python packages Python scripts may import (docs/python.md): wheel
+    # files, package directories, .py modules or directories of them,
+    # mounted read-only; a package with compiled extensions is refused.
+    python_packages: list[str | Path] | None = None
     # The key snapshots, journals and approval tokens are authenticated
     # with (HMAC-SHA-256): bytes or text of at least 16 bytes; None:
     # $AMLA_SANDBOX_DURABLE_KEY, else this machine's key in the cache
@@ -70,10 +74,6 @@ class Sandbox:
     # redeem(token_id) -> bool, for resume_approval: True the first time a
     # token is redeemed (None: this machine's ledger in the cache directory).
     redeem: Callable[[str], bool] | None = None
-    # Pure-Python packages Python scripts may import (docs/python.md): wheel
-    # files, package directories, .py modules or directories of them,
-    # mounted read-only; a package with compiled extensions is refused.
-    python_packages: list[str | Path] | None = None
     _runtime: Runtime | None = field(default=None, repr=False)
     _prelude: str | None = field(default=None, repr=False)
     _audit_collector: AuditCollector | None = field(default=None, repr=False)
