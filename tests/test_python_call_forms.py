@@ -10,7 +10,6 @@ work (sockets, ssl, subprocesses, threads, ctypes) says what to use instead."""
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from typing import Any
 
@@ -271,16 +270,20 @@ def test_a_call_from_inside_a_loop_is_readable_after_the_loop_ends(run):
     assert out == "later {'x': 'later'} {'x': 'later'}\n", out
 
 
-def test_a_pending_call_says_how_to_get_its_value(run):
+def test_an_unawaited_call_is_a_future_whose_repr_is_the_values(run):
     out = run(
+        "import copy\n"
         "async def main():\n"
         "    c = get(x='a')\n"
-        "    text = repr(c)\n"
-        "    await c\n"
-        "    return text, type(c).__name__, isinstance(c, asyncio.Future)\n"
+        "    text = repr([c])\n"
+        "    clone = copy.deepcopy(c)\n"
+        "    return text, clone, type(clone).__name__, type(c).__name__, isinstance(c, asyncio.Future), repr(get(x='bad1'))\n"
         "print(asyncio.run(main()))"
     )
-    assert re.fullmatch(r"\(\"<tool call 'mcp:get' #\d+ pending: await it for its value>\", 'ToolCall', True\)\n", out), out
+    assert out == (
+        "(\"[{'x': 'a'}]\", {'x': 'a'}, 'dict', 'ToolCall', True, "
+        "\"<ToolError: tool call 'mcp:get' failed: internal: Tool 'mcp:get' failed: no bad1\\nParameters: {'x': 'bad1'}>\")\n"
+    ), out
 
 
 def test_cancelling_a_call_stops_the_wait_not_the_run(run):

@@ -31,6 +31,7 @@ Errors carry the same text as the JavaScript guest's:
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import operator
 
@@ -118,9 +119,10 @@ class ToolCall(asyncio.Future):
     Awaiting it gives the result or raises the call's error. Used as a
     value it waits for the answer and acts as the result for reading:
     indexing, len, iteration, `in`, comparisons, arithmetic, bool, str,
-    format, JSON, and the result's public methods (w.get("k"),
-    w.items()). type() and isinstance() see the ToolCall, not the result:
-    await it (or call .result()) for the value itself.
+    repr, format, JSON, copy, and the result's public methods
+    (w.get("k"), w.items()). type(), isinstance(), `is` and hashing see
+    the ToolCall, not the result: await it (or call .result()) for the
+    value itself.
     """
 
     __slots__ = ("_call_id", "_method")
@@ -167,13 +169,15 @@ class ToolCall(asyncio.Future):
         return getattr(self.result(), name)
 
     def __repr__(self) -> str:
+        # The value's repr, as for print([call]); waiting is safe: the host
+        # answers every call it was given.
         if not self.done():
-            return f"<tool call {self._method!r} #{self._call_id} pending: await it for its value>"
+            _wait_for(self._call_id)
         if self.cancelled():
-            return f"<tool call {self._method!r} #{self._call_id} cancelled>"
+            return f"<tool call {self._method!r} cancelled>"
         error = self.exception()
         if error is not None:
-            return f"<tool call {self._method!r} #{self._call_id} failed: {error}>"
+            return f"<{type(error).__name__}: {error}>"
         return repr(super().result())
 
     def __str__(self) -> str:
@@ -181,6 +185,12 @@ class ToolCall(asyncio.Future):
 
     def __format__(self, spec: str) -> str:
         return format(self.result(), spec)
+
+    def __copy__(self):
+        return copy.copy(self.result())
+
+    def __deepcopy__(self, memo):
+        return copy.deepcopy(self.result(), memo)
 
     def __iter__(self):
         return iter(self.result())
