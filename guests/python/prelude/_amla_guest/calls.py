@@ -61,16 +61,15 @@ ToolError.__module__ = ToolDenied.__module__ = "builtins"
 class _Waiting:
     """A call made with no event loop running, whose caller waits for it."""
 
-    __slots__ = ("_method", "done", "value", "error")
+    __slots__ = ("_method", "value", "error")
 
     def __init__(self, method: str) -> None:
         self._method = method
-        self.done = False
         self.value = None
         self.error: BaseException | None = None
 
     def _settle(self, value, error: BaseException | None) -> None:
-        self.done, self.value, self.error = True, value, error
+        self.value, self.error = value, error
 
 
 # Submitted calls not answered yet, by the host's id.
