@@ -323,6 +323,22 @@ def test_gathered_calls_in_a_generator_run_concurrently_under_execute_async():
     assert took < 1.5, f"8 calls of 0.3 s took {took:.2f} s: they did not run together"
 
 
+def test_calls_from_a_generator_reach_the_public_loop_together_and_come_back_in_order():
+    with Sandbox(tools=_tools(), tool_handler=_sync_handler) as sb:
+        sb.start(
+            "rs = await asyncio.gather(*(get(x=x) for x in 'abc'), return_exceptions=True)\n"
+            "print([r['x'] if isinstance(r, dict) else type(r).__name__ for r in rs])",
+            "python",
+        )
+        held = [sb.step() for _ in range(3)]
+        assert [r.params for r in held] == [{"x": "a"}, {"x": "b"}, {"x": "c"}]
+        sb.resume(held[2].params, id=held[2].id)
+        sb.resume_error("no b", id=held[1].id)
+        sb.resume(held[0].params, id=held[0].id)
+        assert sb.step() is None
+        assert sb.result().stdout == "['a', 'ToolError', 'c']\n"
+
+
 def test_python_function_tools_through_create_sandbox_tool():
     def get_weather(city: str) -> dict:
         return {"city": city, "temp": len(city)}
