@@ -62,6 +62,7 @@ import _sitebuiltins  # noqa: E402
 
 from . import calls, loop, refuse, script, shellcmd, tools  # noqa: E402
 
+calls.install()
 loop.install()
 refuse.install()
 

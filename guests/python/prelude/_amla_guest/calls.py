@@ -4,9 +4,25 @@ A call is submitted the moment it is made (tool_submit); the host checks
 it against the capabilities then and there, so a denied call is answered
 at once and never reaches Python on the other side. Answers come back, in
 whatever order the host has them, through tool_wait; each settles its
-ToolCall. The synchronous form of a call waits for its own answer and
-settles any others that arrive first; the asynchronous form waits in the
-event loop (loop.py).
+call, whichever call the script happens to be waiting for.
+
+What a call returns depends on one thing only: whether an event loop is
+running in the thread (asyncio.get_running_loop() would succeed).
+
+- No loop running (ordinary code, a script without top-level await): the
+  call waits for its answer and returns the value itself.
+- A loop running (inside asyncio.run, a script using top-level await, a
+  task, a callback): the call returns a ToolCall at once, an asyncio Future
+  of that loop, so await, gather, wait, as_completed, wait_for, shield,
+  create_task and TaskGroup all take it. Used without await, it stands in
+  for its value: reading it (w["temp"], len, iteration, comparisons,
+  arithmetic, str, JSON, the value's methods) waits for the answer first.
+
+The rule does not look at the code making the call: a generator
+expression, a lambda, map(), functools.partial, a plain function or a
+class body inside a coroutine all get the same ToolCall, which the older
+rule (asking whether the calling frame is a coroutine's) got wrong in
+every one of those places.
 
 Errors carry the same text as the JavaScript guest's:
 "tool call 'mcp:<name>' failed: <code>: <message>".
@@ -14,24 +30,12 @@ Errors carry the same text as the JavaScript guest's:
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import json
-import sys
+import operator
 
 import _amla
-
-CO_ASYNC = 0x80 | 0x100 | 0x200  # CO_COROUTINE | CO_ITERABLE_COROUTINE | CO_ASYNC_GENERATOR
-
-# Frames of these files are asyncio's and ours: isinstance checks made from
-# them must not wait for a call's answer (see ToolCall.__class__).
-# ABCMeta's isinstance runs in the frozen abc module ("<frozen abc>").
-_INTERNAL_PREFIXES = ("/usr/lib/python3.13/asyncio/", "/usr/lib/python3.13/_amla_guest/",
-                      "/usr/lib/python3.13/inspect.py", "/usr/lib/python3.13/typing.py",
-                      "/usr/lib/python3.13/collections/", "<frozen ")
-
-
-def _internal(depth: int) -> bool:
-    """Whether the code depth frames up is asyncio's or the sandbox's."""
-    return sys._getframe(depth).f_code.co_filename.startswith(_INTERNAL_PREFIXES)
 
 
 class ToolError(Exception):
@@ -54,97 +58,126 @@ class ToolDenied(ToolError, PermissionError):
 ToolError.__module__ = ToolDenied.__module__ = "builtins"
 
 
-_UNSET = object()
-_pending: dict[int, "ToolCall"] = {}
+class _Waiting:
+    """A call made with no event loop running, whose caller waits for it."""
+
+    __slots__ = ("_method", "value", "error")
+
+    def __init__(self, method: str) -> None:
+        self._method = method
+        self.value = None
+        self.error: BaseException | None = None
+
+    def _settle(self, value, error: BaseException | None) -> None:
+        self.value, self.error = value, error
+
+
+# Submitted calls not answered yet, by the host's id.
+_pending: dict[int, "ToolCall | _Waiting"] = {}
 
 
 def pending_count() -> int:
     return len(_pending)
 
 
-class ToolCall:
-    """One submitted tool call: awaitable (and a coroutine, so create_task
-    and gather take it), and usable as its result, which it waits for on
-    first use."""
+def _wait_for(call_id: int) -> None:
+    """Takes answers until call_id's has come."""
+    while call_id in _pending:
+        if not deliver_next(-1):
+            raise RuntimeError(f"amla python: internal error: no answer for tool call {call_id}")
 
-    __slots__ = ("_id", "_method", "_value", "_error", "_waiters", "_gen")
 
-    def __init__(self, call_id: int, method: str) -> None:
-        self._id = call_id
+def _binary(op):
+    def method(self, other):
+        return op(self.result(), other)
+
+    method.__name__ = f"__{op.__name__.strip('_')}__"
+    return method
+
+
+def _reflected(op):
+    def method(self, other):
+        return op(other, self.result())
+
+    method.__name__ = f"__r{op.__name__.strip('_')}__"
+    return method
+
+
+def _unary(fn):
+    def method(self):
+        return fn(self.result())
+
+    return method
+
+
+class ToolCall(asyncio.Future):
+    """A tool call made while an event loop runs: a Future of that loop,
+    already submitted, settled when the host's answer comes (by the loop
+    while it waits, or by whatever first needs the value).
+
+    Awaiting it gives the result or raises the call's error. Used as a
+    value it waits for the answer and acts as the result for reading:
+    indexing, len, iteration, `in`, comparisons, arithmetic, bool, str,
+    repr, format, JSON, copy, and the result's public methods
+    (w.get("k"), w.items()). type(), isinstance(), `is` and hashing see
+    the ToolCall, not the result: await it (or call .result()) for the
+    value itself.
+    """
+
+    __slots__ = ("_call_id", "_method")
+
+    def __init__(self, call_id: int, method: str, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop=loop)
+        self._call_id = call_id
         self._method = method
-        self._value = _UNSET
-        self._error: BaseException | None = None
-        self._waiters: list = []
-        self._gen = None
-
-    # -- settling ---------------------------------------------------------
 
     def _settle(self, value, error: BaseException | None) -> None:
-        self._value, self._error = value, error
-        waiters, self._waiters = self._waiters, []
-        for fut in waiters:
-            if fut.done():
-                continue
+        if self.done():
+            return  # cancelled while the host ran it: nobody waits for the answer
+        try:
             if error is not None:
-                fut.set_exception(error)
+                self.set_exception(error)
             else:
-                fut.set_result(value)
-
-    def done(self) -> bool:
-        return self._value is not _UNSET
+                self.set_result(value)
+        except RuntimeError:
+            # The loop is closed: the Future is settled, but its callbacks
+            # (there is nothing left to run them) cannot be scheduled.
+            pass
+        # An error nobody reads is not reported when the call is collected,
+        # as an unawaited call's never was: the script decides what to read.
+        self._log_traceback = False
 
     def result(self):
-        """The call's result, waiting for it if need be (raises its error)."""
-        while self._value is _UNSET:
-            deliver_next(-1)
-        if self._error is not None:
-            raise self._error
-        return self._value
-
-    # -- awaiting ---------------------------------------------------------
-
-    def __await__(self):
-        if self._value is _UNSET:
-            import asyncio
-
-            fut = asyncio.get_running_loop().create_future()
-            self._waiters.append(fut)
-            return (yield from fut)
-        if self._error is not None:
-            raise self._error
-        return self._value
-
-    def _coro(self):
-        if self._gen is None:
-            self._gen = self.__await__()
-        return self._gen
-
-    def send(self, value):
-        return self._coro().send(value)
-
-    def throw(self, *args):
-        return self._coro().throw(*args)
+        """The call's result, waiting for the answer if it has not come
+        (raises the call's error; CancelledError once cancelled)."""
+        if not self.done():
+            _wait_for(self._call_id)
+        return super().result()
 
     def close(self) -> None:
-        if self._gen is not None:
-            self._gen.close()
+        """Nothing to close: the call is already with the host. (asyncio
+        closes a coroutine it will not run; a ToolCall stands in for one.)"""
 
-    # -- used as its result -----------------------------------------------
+    # -- standing in for its value ------------------------------------------
 
-    def _class(self):
-        # isinstance(call, dict) in the script answers for the result; the
-        # event loop's own checks (is it a future? a coroutine?) must not
-        # wait for the answer.
-        if _internal(2):
-            return ToolCall
-        return type(self.result())
-
-    __class__ = property(_class)  # type: ignore[assignment]
+    def __getattr__(self, name: str):
+        # Only the result's public attributes: a probe for a private or
+        # special name (copy, pickle, asyncio's own) must not wait.
+        if name.startswith("_"):
+            raise AttributeError(f"'ToolCall' object has no attribute {name!r}")
+        return getattr(self.result(), name)
 
     def __repr__(self) -> str:
-        if self._value is _UNSET:
-            return f"<tool call {self._method!r} #{self._id} (pending: await it)>"
-        return repr(self.result())
+        # The value's repr, as for print([call]); waiting is safe: the host
+        # answers every call it was given.
+        if not self.done():
+            _wait_for(self._call_id)
+        if self.cancelled():
+            return f"<tool call {self._method!r} cancelled>"
+        error = self.exception()
+        if error is not None:
+            return f"<{type(error).__name__}: {error}>"
+        return repr(super().result())
 
     def __str__(self) -> str:
         return str(self.result())
@@ -152,84 +185,59 @@ class ToolCall:
     def __format__(self, spec: str) -> str:
         return format(self.result(), spec)
 
-    def __getattr__(self, name: str):
-        if _internal(2):
-            raise AttributeError(name)
-        return getattr(self.result(), name)
+    def __copy__(self):
+        return copy.copy(self.result())
 
-    def __getitem__(self, key):
-        return self.result()[key]
+    def __deepcopy__(self, memo):
+        return copy.deepcopy(self.result(), memo)
 
     def __iter__(self):
         return iter(self.result())
 
-    def __len__(self) -> int:
-        return len(self.result())
+    def __reversed__(self):
+        return reversed(self.result())
 
-    def __contains__(self, item) -> bool:
-        return item in self.result()
+    def __setitem__(self, key, value) -> None:
+        self.result()[key] = value
 
-    def __bool__(self) -> bool:
-        return bool(self.result())
+    def __delitem__(self, key) -> None:
+        del self.result()[key]
 
     def __eq__(self, other) -> bool:
-        if _internal(2):
-            return self is other
         return self.result() == other
 
     def __ne__(self, other) -> bool:
-        if _internal(2):
-            return self is not other
         return self.result() != other
 
-    def __lt__(self, other):
-        return self.result() < other
+    # Hashed by identity, as every Future: asyncio keeps calls in sets and
+    # dicts while they are pending, when there is no value to hash yet.
+    __hash__ = asyncio.Future.__hash__
 
-    def __le__(self, other):
-        return self.result() <= other
+    def __round__(self, ndigits=None):
+        return round(self.result(), ndigits)
 
-    def __gt__(self, other):
-        return self.result() > other
+    __getitem__ = _binary(operator.getitem)
+    __contains__ = _binary(operator.contains)
+    __lt__ = _binary(operator.lt)
+    __le__ = _binary(operator.le)
+    __gt__ = _binary(operator.gt)
+    __ge__ = _binary(operator.ge)
+    __len__ = _unary(len)
+    __bool__ = _unary(bool)
+    __int__ = _unary(int)
+    __float__ = _unary(float)
+    __index__ = _unary(operator.index)
+    __neg__ = _unary(operator.neg)
+    __pos__ = _unary(operator.pos)
+    __abs__ = _unary(abs)
 
-    def __ge__(self, other):
-        return self.result() >= other
 
-    # Hashed by identity: asyncio keeps calls in dicts while they are
-    # pending, and a pending call has no value to hash yet.
-    __hash__ = object.__hash__
-
-    def __int__(self) -> int:
-        return int(self.result())
-
-    def __float__(self) -> float:
-        return float(self.result())
-
-    def __index__(self) -> int:
-        return self.result().__index__()
-
-    def __add__(self, other):
-        return self.result() + other
-
-    def __radd__(self, other):
-        return other + self.result()
-
-    def __sub__(self, other):
-        return self.result() - other
-
-    def __rsub__(self, other):
-        return other - self.result()
-
-    def __mul__(self, other):
-        return self.result() * other
-
-    def __rmul__(self, other):
-        return other * self.result()
-
-    def __truediv__(self, other):
-        return self.result() / other
-
-    def __rtruediv__(self, other):
-        return other / self.result()
+for _op in (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+            operator.pow, operator.and_, operator.or_, operator.xor):
+    _name = _op.__name__.strip("_")
+    setattr(ToolCall, f"__{_name}__", _binary(_op))
+    setattr(ToolCall, f"__r{_name}__", _reflected(_op))
+del _op, _name
 
 
 def resolve(value):
@@ -239,16 +247,38 @@ def resolve(value):
     return value
 
 
+_json_default = json.JSONEncoder.default
+
+
+def _json_default_resolving(encoder: json.JSONEncoder, o):
+    if type(o) is ToolCall:
+        return o.result()
+    return _json_default(encoder, o)
+
+
+def install() -> None:
+    """json.dumps(call) encodes the call's result, as it would the result
+    itself (an encoder given its own default= decides for itself)."""
+    json.JSONEncoder.default = _json_default_resolving  # type: ignore[method-assign]
+
+
 # -- the host side -------------------------------------------------------
 
 
-def submit(method: str, params_json: str) -> ToolCall:
-    """Queues one call and returns its ToolCall."""
+def call(method: str, params_json: str):
+    """Makes one call: its result when no event loop is running, else its
+    ToolCall (see the module's docstring)."""
     request = '{"method":' + json.dumps(method) + ',"params":' + params_json + "}"
+    loop = asyncio._get_running_loop()
     call_id = _amla.submit(request.encode("utf-8", "surrogatepass"))
-    call = ToolCall(call_id, method)
-    _pending[call_id] = call
-    return call
+    if loop is not None:
+        pending = _pending[call_id] = ToolCall(call_id, method, loop)
+        return pending
+    waiting = _pending[call_id] = _Waiting(method)
+    _wait_for(call_id)
+    if waiting.error is not None:
+        raise waiting.error
+    return waiting.value
 
 
 def deliver_next(timeout_ms: int) -> bool:
@@ -262,29 +292,23 @@ def deliver_next(timeout_ms: int) -> bool:
     call = _pending.pop(head["id"], None)
     if call is None:
         raise RuntimeError(f"amla python: internal error: an answer for unknown tool call {head['id']}")
+    call._settle(*_answer(data[nl + 1 :] if nl >= 0 else b"", head, call._method))
+    return True
+
+
+def _answer(raw: bytes, head: dict, method: str) -> tuple[object, BaseException | None]:
+    """(value, error) of one answer: its head and the result's JSON."""
     if not head.get("ok"):
         code = head.get("code") or "internal"
         detail = head.get("error") or ""
         cls = ToolDenied if code == "permission_denied" else ToolError
-        call._settle(None, cls(f"tool call '{call._method}' failed: {code}: {detail}",
-                               tool=call._method.removeprefix("mcp:"), code=code, detail=detail))
-        return True
-    raw = data[nl + 1 :] if nl >= 0 else b""
+        return None, cls(f"tool call '{method}' failed: {code}: {detail}",
+                         tool=method.removeprefix("mcp:"), code=code, detail=detail)
     if not raw:
-        call._settle(None, None)
-        return True
+        return None, None
     try:
-        value = json.loads(raw)
+        return json.loads(raw), None
     except (ValueError, RecursionError) as e:
-        call._settle(None, ToolError(
-            f"tool call '{call._method}' failed: internal: the result could not be read: {type(e).__name__}: {e}",
-            tool=call._method.removeprefix("mcp:")))
-        return True
-    call._settle(value, None)
-    return True
-
-
-def caller_is_async(depth: int) -> bool:
-    """Whether the frame depth levels above the caller is a coroutine's (an
-    async def, or a script with top-level await)."""
-    return bool(sys._getframe(depth + 1).f_code.co_flags & CO_ASYNC)
+        return None, ToolError(
+            f"tool call '{method}' failed: internal: the result could not be read: {type(e).__name__}: {e}",
+            tool=method.removeprefix("mcp:"))

@@ -10,7 +10,15 @@ the host together and a host that answers concurrently can run them at
 once.
 
 Descriptor readiness (add_reader and friends) does not exist here: the
-sandbox has no sockets or pipes.
+sandbox has no sockets or pipes. Connections, servers, name lookups and
+subprocesses fail with the message refuse.py gives for the same thing
+outside asyncio (run_in_executor and asyncio.to_thread meet its refusal
+of threads).
+
+create_task (asyncio.create_task, TaskGroup.create_task) also takes a
+tool call made while the loop runs (calls.ToolCall, a Future), as it takes
+a coroutine: scripts write create_task(get_weather(city="SF")) as they
+would for an async function.
 """
 
 from __future__ import annotations
@@ -19,9 +27,11 @@ import asyncio
 import asyncio.events
 import math
 
+import errno
+
 import _amla
 
-from . import calls
+from . import calls, refuse
 
 # Waits longer than this are cut into pieces (the host's sleep takes whole
 # milliseconds in an i64; this only bounds one call).
@@ -71,6 +81,32 @@ class HostEventLoop(asyncio.BaseEventLoop):
         if self.is_running():
             raise RuntimeError("Cannot close a running event loop")
         super().close()
+
+    def create_task(self, coro, **kwargs):
+        if type(coro) is calls.ToolCall:
+            coro = _awaiting(coro)
+        return super().create_task(coro, **kwargs)
+
+    async def getaddrinfo(self, *args, **kwargs):
+        refuse.no_lookup()
+
+    async def getnameinfo(self, *args, **kwargs):
+        refuse.no_lookup()
+
+    async def create_connection(self, *args, **kwargs):
+        raise OSError(errno.ENETUNREACH, refuse.NO_NETWORK)
+
+    create_server = create_datagram_endpoint = create_unix_connection = create_unix_server = create_connection
+    connect_accepted_socket = sock_connect = sock_accept = create_connection
+
+    async def subprocess_exec(self, *args, **kwargs):
+        raise OSError(errno.ENOTSUP, refuse.NO_PROCESSES)
+
+    subprocess_shell = subprocess_exec
+
+
+async def _awaiting(call: calls.ToolCall):
+    return await call
 
 
 class HostEventLoopPolicy(asyncio.events.BaseDefaultEventLoopPolicy):

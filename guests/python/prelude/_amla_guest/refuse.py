@@ -1,11 +1,16 @@
-"""What cannot work in the sandbox fails with an error that says why.
+"""What cannot work in the sandbox fails with an error that says why and
+what to use instead.
 
 The sandbox has no network, runs no other processes (shell() asks the host
 for a shell process instead), has one thread, and loads no native code.
 CPython on WASI already fails in each case, but with messages that do not
-say so ("wasi does not support processes.", "can't start new thread", a
-missing _ctypes); these replace them. None of this is a security boundary:
-the WebAssembly sandbox is, and these only explain it.
+say so ("[Errno 58] Not supported", "wasi does not support processes.",
+"can't start new thread", "No module named '_ssl'", a missing _ctypes);
+these replace them. None of this is a security boundary: the WebAssembly
+sandbox is, and these only explain it.
+
+Modules a script may never import are patched when they are imported (see
+_Refusals.find_spec), so the set-up imports nothing for them.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ import _thread
 NO_NETWORK = "the sandbox has no network access; use the tools it provides (list_tools())"
 NO_PROCESSES = 'the sandbox runs no other processes; use shell("command") to run a shell command'
 NO_THREADS = "the sandbox has no threads; use asyncio (tool calls awaited together run concurrently)"
-NO_NATIVE = "the sandbox cannot load native code"
+NO_NATIVE = ("the sandbox cannot load native code; use pure-Python modules "
+             "(Sandbox(python_packages=...) adds them) or the tools it provides (list_tools())")
 
 
 def _no_process(*args, **kwargs):
@@ -36,8 +42,12 @@ def _no_network(*args, **kwargs):
     raise OSError(errno.ENETUNREACH, NO_NETWORK)
 
 
-def _no_lookup(*args, **kwargs):
+def no_lookup(*args, **kwargs):
     raise socket.gaierror(socket.EAI_FAIL if hasattr(socket, "EAI_FAIL") else -4, NO_NETWORK)
+
+
+def _no_socket(self, *args, **kwargs):
+    raise OSError(errno.ENOTSUP, NO_NETWORK)
 
 
 class _Popen(subprocess.Popen):
@@ -45,16 +55,87 @@ class _Popen(subprocess.Popen):
         raise OSError(errno.ENOTSUP, NO_PROCESSES)
 
 
-class _RefusedModules:
-    """A meta path finder that refuses modules needing native code."""
+# -- modules patched when imported ------------------------------------------
+
+
+def _patch_http_client(m) -> None:
+    """Without ssl, http.client has no HTTPSConnection and urllib.request
+    says "unknown url type: https". With this one an https request fails
+    as an http one does, on the connection: no network."""
+    if hasattr(m, "HTTPSConnection"):
+        return
+
+    class HTTPSConnection(m.HTTPConnection):
+        default_port = m.HTTPS_PORT
+
+        def __init__(self, host, port=None, *, context=None, **kwargs):  # noqa: D107
+            super().__init__(host, port, **kwargs)
+
+    HTTPSConnection.__module__ = m.__name__
+    m.HTTPSConnection = HTTPSConnection
+    m._create_https_context = lambda http_version: None
+
+
+def _patch_multiprocessing_process(m) -> None:
+    m.BaseProcess.start = _no_process
+
+
+def _patch_multiprocessing_pool(m) -> None:
+    # Refused before an object exists: a half-made Pool's __del__ fails.
+    def refuse(cls, *args, **kwargs):
+        if issubclass(cls, m.ThreadPool):
+            _no_thread()
+        _no_process()
+
+    m.Pool.__new__ = staticmethod(refuse)
+
+
+def _patch_process_pool(m) -> None:
+    m.ProcessPoolExecutor.__init__ = _no_process
+
+
+class _Patching:
+    """A loader that runs another and then patches the module it made."""
+
+    def __init__(self, loader, patch) -> None:
+        self._loader = loader
+        self._patch = patch
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        self._loader.exec_module(module)
+        self._patch(module)
+
+    def __getattr__(self, name: str):
+        return getattr(self._loader, name)
+
+
+class _Refusals:
+    """A meta path finder: refuses modules needing what the sandbox lacks,
+    and patches the ones that would fail unclearly once imported."""
 
     REFUSED = {"ctypes": NO_NATIVE, "_ctypes": NO_NATIVE, "_posixsubprocess": NO_PROCESSES,
-               "_multiprocessing": NO_PROCESSES}
+               "_multiprocessing": NO_PROCESSES, "ssl": NO_NETWORK, "_ssl": NO_NETWORK}
+    PATCHED = {"http.client": _patch_http_client, "multiprocessing.process": _patch_multiprocessing_process,
+               "multiprocessing.pool": _patch_multiprocessing_pool, "concurrent.futures.process": _patch_process_pool}
 
     def find_spec(self, fullname, path=None, target=None):
         why = self.REFUSED.get(fullname.partition(".")[0])
         if why is not None:
             raise ModuleNotFoundError(f"No module named {fullname!r}: {why}", name=fullname)
+        patch = self.PATCHED.get(fullname)
+        if patch is None:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _Patching(spec.loader, patch)
+                return spec
         return None
 
 
@@ -69,13 +150,17 @@ def install() -> None:
     _thread.start_new_thread = _no_thread  # type: ignore[assignment]
     if hasattr(_thread, "start_joinable_thread"):
         _thread.start_joinable_thread = _no_thread  # type: ignore[attr-defined]
+    socket.socket.__init__ = _no_socket  # type: ignore[method-assign]
     socket.socket.connect = _no_network  # type: ignore[method-assign]
     socket.socket.connect_ex = _no_network  # type: ignore[method-assign]
     socket.socket.bind = _no_network  # type: ignore[method-assign]
     socket.create_connection = _no_network  # type: ignore[assignment]
     socket.create_server = _no_network  # type: ignore[assignment]
-    socket.getaddrinfo = _no_lookup  # type: ignore[assignment]
-    socket.gethostbyname = _no_lookup  # type: ignore[assignment]
-    socket.gethostbyname_ex = _no_lookup  # type: ignore[assignment]
-    socket.gethostbyaddr = _no_lookup  # type: ignore[assignment]
-    sys.meta_path.insert(0, _RefusedModules())
+    socket.getaddrinfo = no_lookup  # type: ignore[assignment]
+    socket.gethostbyname = no_lookup  # type: ignore[assignment]
+    socket.gethostbyname_ex = no_lookup  # type: ignore[assignment]
+    socket.gethostbyaddr = no_lookup  # type: ignore[assignment]
+    for name in _Refusals.PATCHED:
+        if name in sys.modules:
+            _Refusals.PATCHED[name](sys.modules[name])
+    sys.meta_path.insert(0, _Refusals())

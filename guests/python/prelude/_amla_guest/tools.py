@@ -6,10 +6,11 @@ each "-", ":" and "/" in a name becomes "_". A tool takes keyword arguments,
 or one dict (the JavaScript habit), or both (merged; a key given twice is
 an error), and returns the decoded JSON of its result.
 
-Called from synchronous code, a tool waits for its answer and returns the
-value itself. Called from a coroutine (an async def, or a script using
-top-level await) it returns a ToolCall at once, already submitted, to be
-awaited, gathered or used directly.
+With no event loop running, a tool waits for its answer and returns the
+value itself. While one runs (asyncio.run, a script using top-level
+await), it returns a ToolCall at once, already submitted, to be awaited,
+gathered or used directly, wherever in the code the call is written
+(calls.py says why).
 
 A tool whose first name part would hide a builtin, a keyword or one of the
 sandbox's own helpers gets no global; call_tool(name, ...) and
@@ -50,7 +51,7 @@ class Tool:
         if self._info is None:
             names = ", ".join(sorted(self._children))
             raise TypeError(f"{self._path} is a namespace of tools, not a tool (it holds: {names})")
-        return invoke(self._info, self._path, args, kwargs, depth=2)
+        return invoke(self._info, self._path, args, kwargs)
 
     def __getattr__(self, name: str):
         try:
@@ -74,7 +75,7 @@ def _params_json(info: dict, path: str, args: tuple, kwargs: dict) -> str:
         raise TypeError(f"{path}() takes keyword arguments or one dict of them, not {len(args)} positional arguments")
     params: dict
     if args:
-        first = args[0]
+        first = calls.resolve(args[0])
         if first is None:
             params = {}
         elif isinstance(first, dict):
@@ -108,13 +109,10 @@ def _bad_param(params: dict) -> str:
     return "the parameters cannot be sent as JSON"
 
 
-def invoke(info: dict, path: str, args: tuple, kwargs: dict, depth: int):
-    """Submits the call; waits for it unless the caller (depth frames up
-    from this function's caller) is a coroutine."""
-    call = calls.submit(info["id"], _params_json(info, path, args, kwargs))
-    if calls.caller_is_async(depth):
-        return call
-    return call.result()
+def invoke(info: dict, path: str, args: tuple, kwargs: dict):
+    """Makes the call: its result, or its ToolCall while an event loop
+    runs (calls.call)."""
+    return calls.call(info["id"], _params_json(info, path, args, kwargs))
 
 
 class Registry:
@@ -195,7 +193,7 @@ def call_tool(name: str, params: dict | None = None, /, **kwargs):
     if info is None:
         raise NameError(f"Unknown tool: {name} (list_tools() shows the tools available)")
     args = () if params is None else (params,)
-    return invoke(info, str(name), args, kwargs, depth=2)
+    return invoke(info, str(name), args, kwargs)
 
 
 def _first_line(text: str) -> str:
@@ -270,7 +268,7 @@ class ToolFinder:
         """Calls a tool by name: the same as its function."""
         info = self._lookup(name)
         args = () if params is None else (params,)
-        return invoke(info, str(name), args, kwargs, depth=2)
+        return invoke(info, str(name), args, kwargs)
 
     @staticmethod
     def _lookup(name) -> dict:
