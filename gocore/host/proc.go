@@ -462,14 +462,18 @@ func (p *proc) write(fd int, b []byte) {
 		}
 		return
 	}
-	buf, name := &r.stdout, "stdout"
+	buf, name, text := &r.stdout, "stdout", &r.streamText[0]
 	if fd == wire.Stderr {
-		buf, name = &r.stderr, "stderr"
+		buf, name, text = &r.stderr, "stderr", &r.streamText[1]
 	}
 	kept := buf.Write(b)
 	if r.stream && len(kept) > 0 {
-		r.queue = append(r.queue, wire.Event{Kind: wire.EventOutput, Stream: name, Data: string(kept)})
-		r.changed()
+		// Whole characters only: one cut at the end of this write comes
+		// out with the next.
+		if t := text.next(kept); len(t) > 0 {
+			r.queue = append(r.queue, wire.Event{Kind: wire.EventOutput, Stream: name, Data: string(t)})
+			r.changed()
+		}
 	}
 }
 

@@ -215,7 +215,10 @@ int amla_set_func(JSContext *c, JSValueConst obj, const char *name, JSCFunction 
     return JS_SetPropertyStr(c, obj, name, f) < 0 ? -1 : 0;
 }
 
-/* write(fd, text): one output call, so the host can stream it. */
+/* write(fd, data): one output call, so the host can stream it. data is
+ * text (written as UTF-8) or a Uint8Array, whose bytes go as they are: the
+ * host makes output text, and keeps a character split between two writes
+ * whole. */
 static JSValue js_write(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv)
 {
     int32_t fd;
@@ -224,6 +227,13 @@ static JSValue js_write(JSContext *c, JSValueConst this_val, int argc, JSValueCo
     if (exit_requested)
         return JS_UNDEFINED;
     size_t len;
+    if (!JS_IsString(argv[1])) {
+        const uint8_t *b = amla_bytes(c, argv[1], &len);
+        if (!b)
+            return JS_EXCEPTION;
+        write_raw(fd == 2 ? 2 : 1, (const char *)b, len);
+        return JS_UNDEFINED;
+    }
     const char *s = JS_ToCStringLen(c, &len, argv[1]);
     if (!s)
         return JS_EXCEPTION;

@@ -58,7 +58,6 @@
     let v;
     return () => (v === undefined ? (v = make()) : v);
   }
-  let BufferClass = null;
 
   // ---------------------------------------------------------------------
   // How values print (API-0.2.md §3 "console.* formatting", issue 8 item

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -200,6 +201,11 @@ func main() {
 			fmt.Fprintln(out, "error:", err)
 		} else {
 			fmt.Fprintln(out, "removed")
+		}
+	case "raw": // raw HEX...: each argument's bytes as one write to stdout
+		for _, h := range strings.Fields(arg) {
+			b, _ := hex.DecodeString(h)
+			out.Write(b)
 		}
 	case "exit":
 		os.Exit(7)
