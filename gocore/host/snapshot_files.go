@@ -62,9 +62,10 @@ func (s *Sandbox) lockIdle(op string) error {
 // host path. It follows no symlink, and skips any entry that is neither a
 // directory nor a regular file (a symlink, a named pipe, a socket: none a
 // guest can make, links.go), so a snapshot, a fork and a journal's files
-// digest leave it out, and one found in a sandbox does not make them fail
-// (a journaled run would, and with it the rm that removes it). A tmp or
-// workspace that is not a directory is an error naming it.
+// digest leave it out. One found in a sandbox must not make them fail: a
+// journaled run snapshots the files first, so every later run would fail,
+// the rm that removes it included. A tmp or workspace that is not a
+// directory is an error naming it.
 func walkFiles(root string, fn func(e *snapEntry, host string) error) error {
 	for _, top := range []string{"tmp", "workspace"} {
 		if err := walkDir(root, top, fn); err != nil {
