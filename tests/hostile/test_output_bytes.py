@@ -166,3 +166,25 @@ for name, code in (("x", {x!r}), ("nul", {nul!r})):
     assert nul_out["dt"] < x_out["dt"] + 1.5, f"NUL flood {nul_out['dt']:.1f} s, x flood {x_out['dt']:.1f} s"
     mib = nul_out["rss_growth"] >> 20
     assert mib < 400, f"NUL flood: host RSS grew {mib} MiB (x flood: {x_out['rss_growth'] >> 20} MiB)"
+
+
+def test_a_child_process_floods_its_parent_with_nuls() -> None:
+    """A child's output used to reach its parent as JSON, six bytes a NUL:
+    30 MB of NULs from `shell()` ran the JavaScript parent out of memory
+    (InternalError) with 858 MiB of host growth, where 30 MB of "x" took
+    177 MiB. Now it crosses byte for byte (wire.SpawnFrame)."""
+    run = run_isolated(
+        r"""
+sb = Sandbox(timeout=30)
+sb.execute("1"); sb.shell("true")
+js = "const r = await shell(\"yes '' | tr '\\\\n' '\\\\0' | head -c 30000000\"); console.log(r.stdout.length, r.stdout.charCodeAt(0))"
+emit(js=measure_rss(lambda: sb.execute(js)))
+emit(sh=attempt(lambda: sb.shell("node -e \"process.stdout.write('a\\\\0b'.repeat(40000))\" | wc -c")))
+""",
+        120,
+    )
+    js = run["js"]
+    assert js["ok"] and js["value"] == "30000000 0\n", js
+    mib = js["rss_growth"] >> 20
+    assert mib < 400, f"host RSS grew {mib} MiB"
+    assert run["sh"]["ok"] and run["sh"]["value"].strip() == "120000", run["sh"]
