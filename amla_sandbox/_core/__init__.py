@@ -151,11 +151,21 @@ def sandbox_step(handle: int, run: int, timeout_ms: int, take: bool) -> dict[str
 
 
 def sandbox_take_output(handle: int, run: int, stream: str) -> str:
-    """The finished run's stdout or stderr, once, when its done event said output_apart."""
+    """The finished run's stdout or stderr, once, when its done event said
+    output_apart. It crosses as bytes (it may hold NULs, which a C string
+    cannot); Go made it valid UTF-8, and "replace" keeps that promise here
+    too: output never raises UnicodeDecodeError."""
     try:
-        return str(_pycore.pycore_SandboxTakeOutput(handle, run, stream))
+        slice_handle = int(_pycore.pycore_SandboxTakeOutput(handle, run, stream))
     except builtins.RuntimeError as e:
         _raise(str(e))
+    # gopy's Slice_byte_to_bytes fails on an empty slice: ask its length first.
+    _pycore.IncRef(slice_handle)
+    try:
+        data = bytes(_pycore.Slice_byte_to_bytes(slice_handle)) if _pycore.Slice_byte_len(slice_handle) else b""
+    finally:
+        _pycore.DecRef(slice_handle)
+    return data.decode("utf-8", errors="replace")
 
 
 def sandbox_last_handed(handle: int, run: int) -> int:

@@ -20,6 +20,9 @@ func newLinker(eng *wasmtime.Engine) (*wasmtime.Linker, error) {
 	if err := l.DefineWasi(); err != nil {
 		return nil, err
 	}
+	if err := refuseLinks(l); err != nil {
+		return nil, err
+	}
 	for _, d := range hostFuncs() {
 		if err := l.FuncWrap(wire.Module, d.name, d.fn); err != nil {
 			return nil, err

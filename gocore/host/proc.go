@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -462,14 +463,18 @@ func (p *proc) write(fd int, b []byte) {
 		}
 		return
 	}
-	buf, name := &r.stdout, "stdout"
+	buf, name, text := &r.stdout, "stdout", &r.streamText[0]
 	if fd == wire.Stderr {
-		buf, name = &r.stderr, "stderr"
+		buf, name, text = &r.stderr, "stderr", &r.streamText[1]
 	}
 	kept := buf.Write(b)
 	if r.stream && len(kept) > 0 {
-		r.queue = append(r.queue, wire.Event{Kind: wire.EventOutput, Stream: name, Data: string(kept)})
-		r.changed()
+		// Whole characters only: one cut at the end of this write comes
+		// out with the next.
+		if t := text.next(kept); len(t) > 0 {
+			r.queue = append(r.queue, wire.Event{Kind: wire.EventOutput, Stream: name, Data: string(t)})
+			r.changed()
+		}
 	}
 }
 
@@ -648,6 +653,9 @@ func (p *proc) spawn(raw []byte, parentMemory int64) []byte {
 	var req wire.SpawnRequest
 	out := wire.SpawnResult{}
 	reply := func() []byte {
+		if req.OutputApart {
+			return spawnFrame(out)
+		}
 		b, _ := json.Marshal(out)
 		return b
 	}
@@ -696,6 +704,18 @@ func (p *proc) spawn(raw []byte, parentMemory int64) []byte {
 	}
 	out.Error = end.result.Error
 	return reply()
+}
+
+// spawnFrame is res as a wire.SpawnFrame: its output after the JSON, so
+// every byte of it costs one byte.
+func spawnFrame(res wire.SpawnResult) []byte {
+	stdout, stderr := res.Stdout, res.Stderr
+	res.Stdout, res.Stderr = "", ""
+	head, _ := json.Marshal(res)
+	b := make([]byte, wire.SpawnFrameHeader, wire.SpawnFrameHeader+len(head)+len(stdout)+len(stderr))
+	binary.LittleEndian.PutUint32(b, uint32(len(stdout)))
+	binary.LittleEndian.PutUint32(b[4:], uint32(len(stderr)))
+	return append(append(append(b, head...), stdout...), stderr...)
 }
 
 // treeHeld is the memory held by p and the processes above it, all

@@ -44,6 +44,9 @@ type Run struct {
 	result     wire.Result
 	stdout     cappedBuffer
 	stderr     cappedBuffer
+	// streamText makes the streamed chunks of stdout and stderr text
+	// (output_text.go).
+	streamText [2]textStream
 	// fatal, when set, decides the run's outcome: a limit hit in a child
 	// process or by the host (tool calls per run).
 	fatal *wire.Result
@@ -111,6 +114,7 @@ func (r *Run) execute() (after func()) {
 	if r.fatal != nil {
 		res.ExitCode, res.ErrorKind, res.Error = r.fatal.ExitCode, r.fatal.ErrorKind, r.fatal.Error
 	}
+	r.flushStreams()
 	res.Stdout = r.stdout.Take()
 	res.Stderr = r.stderr.Take() + res.Stderr
 	res.ToolCalls = r.calls
@@ -140,6 +144,17 @@ func (r *Run) execute() (after func()) {
 		}()
 		if !checked {
 			r.checkDiskLater()
+		}
+	}
+}
+
+// flushStreams queues, for a streaming run, what its streams held back
+// at their ends: a character cut by the last write or by the output cap,
+// as U+FFFD. mu must be held.
+func (r *Run) flushStreams() {
+	for i, name := range []string{"stdout", "stderr"} {
+		if t := r.streamText[i].flush(); r.stream && len(t) > 0 {
+			r.queue = append(r.queue, wire.Event{Kind: wire.EventOutput, Stream: name, Data: string(t)})
 		}
 	}
 }
@@ -449,16 +464,18 @@ func (c *cappedBuffer) marker() {
 	}
 }
 
+// String returns the bytes kept as text (output_text.go).
 func (c *cappedBuffer) String() string {
 	c.marker()
-	return string(c.data)
+	return string(validText(c.data))
 }
 
-// Take returns the text and forgets it, without copying: a run's output
-// can be tens of megabytes, and it moves to Python once.
+// Take returns the bytes kept as text and forgets them, without copying
+// when they are valid UTF-8: a run's output can be tens of megabytes, and
+// it moves to Python once.
 func (c *cappedBuffer) Take() string {
 	c.marker()
-	b := c.data
+	b := validText(c.data)
 	c.data = nil
 	if len(b) == 0 {
 		return ""

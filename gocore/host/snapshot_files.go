@@ -3,7 +3,8 @@ package host
 // Taking, restoring and copying a sandbox's files (the snapshot format is
 // in snapshot_format.go). The host reads a sandbox's directory without
 // ever following a symlink (Lstat, O_NOFOLLOW; a snapshot holds only
-// directories and regular files, and anything else is an error naming it),
+// directories and regular files, and anything else is left out: no guest
+// can make one, links.go),
 // and writes a restore through an os.Root of a staging directory inside
 // the sandbox's own host directory, swapped in only once every byte has
 // been checked: a damaged or hostile snapshot changes nothing.
@@ -58,8 +59,13 @@ func (s *Sandbox) lockIdle(op string) error {
 
 // walkFiles calls fn for every directory and regular file under root's
 // tmp and workspace, in canonical order (snapshot_format.go), with its
-// host path. It follows no symlink, and any entry that is neither a
-// directory nor a regular file is an error naming it.
+// host path. It follows no symlink, and skips any entry that is neither a
+// directory nor a regular file (a symlink, a named pipe, a socket: none a
+// guest can make, links.go), so a snapshot, a fork and a journal's files
+// digest leave it out. One found in a sandbox must not make them fail: a
+// journaled run snapshots the files first, so every later run would fail,
+// the rm that removes it included. A tmp or workspace that is not a
+// directory is an error naming it.
 func walkFiles(root string, fn func(e *snapEntry, host string) error) error {
 	for _, top := range []string{"tmp", "workspace"} {
 		if err := walkDir(root, top, fn); err != nil {
@@ -106,8 +112,6 @@ func walkDir(root, rel string, fn func(e *snapEntry, host string) error) error {
 			if err := fn(&e, filepath.Join(host, d.Name())); err != nil {
 				return err
 			}
-		default:
-			return fmt.Errorf("%s is a %s; a sandbox's files can only be directories and regular files", guestPath(child), kindOf(t))
 		}
 	}
 	return nil

@@ -38,7 +38,7 @@ const Module = "amla"
 //	                              (the other guest, on the same directory,
 //	                              inside this run's budgets) and blocks until
 //	                              it ends; returns the length of its
-//	                              SpawnResult JSON
+//	                              SpawnResult JSON (or frame, SpawnFrame)
 //	spawn_take(ptr)               copies the SpawnResult spawn announced
 //	disk_reserve(bytes i64) -> i32
 //	                              asks for room for bytes more of files under
@@ -174,7 +174,16 @@ type SpawnRequest struct {
 	HasStdin bool     `json:"has_stdin,omitempty"`
 	Dir      string   `json:"dir,omitempty"` // working directory, default /workspace
 	Argv     []string `json:"argv,omitempty"`
+	// OutputApart asks for the result as a frame (SpawnFrame) that carries
+	// the child's output as bytes after the JSON, not inside it (where a
+	// NUL or another control byte would take six bytes).
+	OutputApart bool `json:"output_apart,omitempty"`
 }
+
+// SpawnFrame is the spawn result of a request with OutputApart: the
+// stdout and stderr lengths as two little-endian uint32s, the SpawnResult
+// JSON with empty stdout and stderr, then stdout's bytes and stderr's.
+const SpawnFrameHeader = 8
 
 // SpawnResult is how a child process ended. Error is set when it could not
 // run (nesting limit, unknown language) or was stopped by a limit; then

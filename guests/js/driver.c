@@ -215,7 +215,10 @@ int amla_set_func(JSContext *c, JSValueConst obj, const char *name, JSCFunction 
     return JS_SetPropertyStr(c, obj, name, f) < 0 ? -1 : 0;
 }
 
-/* write(fd, text): one output call, so the host can stream it. */
+/* write(fd, data): one output call, so the host can stream it. data is
+ * text (written as UTF-8) or a Uint8Array, whose bytes go as they are: the
+ * host makes output text, and keeps a character split between two writes
+ * whole. */
 static JSValue js_write(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv)
 {
     int32_t fd;
@@ -224,6 +227,13 @@ static JSValue js_write(JSContext *c, JSValueConst this_val, int argc, JSValueCo
     if (exit_requested)
         return JS_UNDEFINED;
     size_t len;
+    if (!JS_IsString(argv[1])) {
+        const uint8_t *b = amla_bytes(c, argv[1], &len);
+        if (!b)
+            return JS_EXCEPTION;
+        write_raw(fd == 2 ? 2 : 1, (const char *)b, len);
+        return JS_UNDEFINED;
+    }
     const char *s = JS_ToCStringLen(c, &len, argv[1]);
     if (!s)
         return JS_EXCEPTION;
@@ -258,8 +268,9 @@ static JSValue js_submit(JSContext *c, JSValueConst this_val, int argc, JSValueC
     return JS_NewInt64(c, id);
 }
 
-/* spawn(requestJSON) runs a wire.SpawnRequest as a child process and
- * returns its wire.SpawnResult JSON text. */
+/* spawn(requestJSON) runs a wire.SpawnRequest (with output_apart) as a
+ * child process and returns [resultJSON, stdout, stderr]: the host's
+ * wire.SpawnFrame, whose output follows the JSON byte for byte. */
 static JSValue js_spawn(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv)
 {
     size_t len;
@@ -274,8 +285,24 @@ static JSValue js_spawn(JSContext *c, JSValueConst this_val, int argc, JSValueCo
     if (!buf)
         return JS_ThrowOutOfMemory(c);
     amla_spawn_take(buf);
-    buf[n] = 0;
-    JSValue r = JS_NewStringLen(c, buf, (size_t)n);
+    uint32_t lens[2] = {0, 0};
+    if (n >= 8)
+        memcpy(lens, buf, 8); /* two little-endian uint32s; wasm is little-endian */
+    if (n < 8 || (uint64_t)lens[0] + lens[1] > (uint64_t)n - 8) {
+        free(buf);
+        return JS_ThrowInternalError(c, "the host's spawn result is malformed");
+    }
+    size_t head = (size_t)n - 8 - lens[0] - lens[1];
+    const char *parts[3] = {buf + 8, buf + 8 + head, buf + 8 + head + lens[0]};
+    size_t sizes[3] = {head, lens[0], lens[1]};
+    JSValue r = JS_NewArray(c);
+    for (uint32_t i = 0; i < 3 && !JS_IsException(r); i++) {
+        JSValue v = JS_NewStringLen(c, parts[i], sizes[i]);
+        if (JS_IsException(v) || JS_SetPropertyUint32(c, r, i, v) < 0) {
+            JS_FreeValue(c, r);
+            r = JS_EXCEPTION;
+        }
+    }
     free(buf);
     return r;
 }

@@ -54,19 +54,11 @@ static const struct errno_info errno_table[] = {
 };
 
 /* fs_throw raises Node's error for a failed call: "<CODE>: <text>,
- * <syscall> '<path>'" (with " -> '<dest>'" for two-path calls). */
-static JSValue fs_throw(JSContext *ctx, int err, const char *syscall, const char *path, const char *dest)
+ * <syscall> '<path>'" (with " -> '<dest>'" for two-path calls); fs_throw_as
+ * with the code and text given. */
+static JSValue fs_throw_as(JSContext *ctx, const struct errno_info *info, const char *syscall, const char *path,
+                           const char *dest)
 {
-    const struct errno_info *info = NULL;
-    for (size_t i = 0; i < sizeof errno_table / sizeof errno_table[0]; i++) {
-        if (errno_table[i].err == err) {
-            info = &errno_table[i];
-            break;
-        }
-    }
-    struct errno_info unknown = {err, "UNKNOWN", strerror(err), -4094};
-    if (!info)
-        info = &unknown;
     size_t n = strlen(info->code) + strlen(info->text) + strlen(syscall) + strlen(path) +
                (dest ? strlen(dest) : 0) + 32;
     char *msg = malloc(n);
@@ -86,6 +78,19 @@ static JSValue fs_throw(JSContext *ctx, int err, const char *syscall, const char
     if (dest)
         JS_SetPropertyStr(ctx, e, "dest", JS_NewString(ctx, dest));
     return JS_Throw(ctx, e);
+}
+
+static JSValue fs_throw(JSContext *ctx, int err, const char *syscall, const char *path, const char *dest)
+{
+    const struct errno_info *info = NULL;
+    for (size_t i = 0; i < sizeof errno_table / sizeof errno_table[0]; i++) {
+        if (errno_table[i].err == err) {
+            info = &errno_table[i];
+            break;
+        }
+    }
+    struct errno_info unknown = {err, "UNKNOWN", strerror(err), -4094};
+    return fs_throw_as(ctx, info ? info : &unknown, syscall, path, dest);
 }
 
 /* ---- read/write -------------------------------------------------------- */
@@ -569,6 +574,37 @@ static JSValue fs_rename(JSContext *ctx, JSValueConst this_val, int argc, JSValu
     return ret;
 }
 
+/* symlink(target, path) and link(existing, path) ask WASI to make a
+ * link, which the host always refuses with EPERM (a sandbox's files are
+ * directories and regular files); they are here so a script gets the
+ * error Node gives where links are not permitted ("EPERM: operation not
+ * permitted, symlink 'a' -> 'b'"), not "not a function". */
+static JSValue fs_link2(JSContext *ctx, JSValueConst *argv, int symbolic)
+{
+    static const struct errno_info eperm = {EPERM, "EPERM", "operation not permitted", -1};
+    const char *from = JS_ToCString(ctx, argv[0]);
+    const char *to = from ? JS_ToCString(ctx, argv[1]) : NULL;
+    const char *syscall = symbolic ? "symlink" : "link";
+    JSValue ret = JS_UNDEFINED;
+    if (!from || !to)
+        ret = JS_EXCEPTION;
+    else if ((symbolic ? symlink(from, to) : link(from, to)) < 0)
+        ret = errno == EPERM ? fs_throw_as(ctx, &eperm, syscall, from, to) : fs_throw(ctx, errno, syscall, from, to);
+    JS_FreeCString(ctx, from);
+    JS_FreeCString(ctx, to);
+    return ret;
+}
+
+static JSValue fs_symlink(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    return fs_link2(ctx, argv, 1);
+}
+
+static JSValue fs_link(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    return fs_link2(ctx, argv, 0);
+}
+
 /* realpath(path) checks that path exists; the prelude already made it
  * absolute and normal. */
 static JSValue fs_realpath(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
@@ -599,6 +635,8 @@ int amla_add_fs_natives(JSContext *ctx, JSValueConst native)
         amla_set_func(ctx, fs, "rm", fs_rm, 3) ||
         amla_set_func(ctx, fs, "rmdir", fs_rmdir, 2) ||
         amla_set_func(ctx, fs, "rename", fs_rename, 2) ||
+        amla_set_func(ctx, fs, "symlink", fs_symlink, 2) ||
+        amla_set_func(ctx, fs, "link", fs_link, 2) ||
         amla_set_func(ctx, fs, "realpath", fs_realpath, 1)) {
         JS_FreeValue(ctx, fs);
         return -1;

@@ -58,7 +58,6 @@
     let v;
     return () => (v === undefined ? (v = make()) : v);
   }
-  let BufferClass = null;
 
   // ---------------------------------------------------------------------
   // How values print (API-0.2.md §3 "console.* formatting", issue 8 item
@@ -511,9 +510,14 @@
     return '';
   }
   function runShell(text, stdin) {
-    const req = { language: 'shell', code: text };
+    const req = { language: 'shell', code: text, output_apart: true };
     if (stdin !== '') req.stdin = stdin;
-    const r = JSONParse(native.spawn(JSONStringify(req)));
+    // [result JSON, stdout, stderr]: the output apart from the JSON, where
+    // a NUL would take six bytes.
+    const frame = native.spawn(JSONStringify(req));
+    const r = JSONParse(frame[0]);
+    r.stdout = frame[1];
+    r.stderr = frame[2];
     let stderr = typeof r.stderr === 'string' ? r.stderr : '';
     if (r.error && !stderr.includes(r.error)) stderr += (stderr && !stderr.endsWith('\n') ? '\n' : '') + r.error + '\n';
     return { stdout: typeof r.stdout === 'string' ? r.stdout : '', stderr, exitCode: typeof r.exit_code === 'number' ? r.exit_code : 1 };

@@ -131,6 +131,9 @@
       rm: (path, options) => { call(nfs.rm, [path], !!(options && options.recursive), !!(options && options.force)); },
       rmdir: (path, options) => { call(nfs.rmdir, [path], !!(options && options.recursive)); },
       rename: (from, to) => { call(nfs.rename, [from, to]); },
+      // Refused by the host (EPERM): a sandbox holds no links.
+      symlink: (target, path) => { call(nfs.symlink, [target, path]); },
+      link: (from, to) => { call(nfs.link, [from, to]); },
       copyFile: (from, to) => { call(nfs.copyFile, [from, to]); },
       cp: (from, to) => { call(nfs.copyFile, [from, to]); },
       realpath: (path) => call(nfs.realpath, [path]),
@@ -218,6 +221,8 @@
       rmSync: fsImpl.rm,
       rmdirSync: fsImpl.rmdir,
       renameSync: fsImpl.rename,
+      symlinkSync: fsImpl.symlink,
+      linkSync: fsImpl.link,
       copyFileSync: fsImpl.copyFile,
       cpSync: fsImpl.cp,
       realpathSync: fsImpl.realpath,

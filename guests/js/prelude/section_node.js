@@ -276,8 +276,8 @@
         return [s, n];
       }, { bigint: () => BigInt(Math.round(native.now() * 1e6)) }),
       memoryUsage: () => ({ rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 }),
-      stdout: { write: (s) => { native.write(1, typeof s === 'string' ? s : BufferClass && s instanceof BufferClass ? s.toString() : String(s)); return true; }, isTTY: false },
-      stderr: { write: (s) => { native.write(2, typeof s === 'string' ? s : BufferClass && s instanceof BufferClass ? s.toString() : String(s)); return true; }, isTTY: false },
+      stdout: { write: (s) => { native.write(1, typeof s === 'string' || s instanceof Uint8Array ? s : String(s)); return true; }, isTTY: false },
+      stderr: { write: (s) => { native.write(2, typeof s === 'string' || s instanceof Uint8Array ? s : String(s)); return true; }, isTTY: false },
       on: () => process,
       once: () => process,
       off: () => process,

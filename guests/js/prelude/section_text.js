@@ -119,5 +119,4 @@
       toLocaleString(encoding) { return this.toString(encoding); }
     }
     function toBuffer(u8) { return new Buffer(u8.buffer, u8.byteOffset, u8.length); }
-    BufferClass = Buffer;
     return { TextEncoder, TextDecoder, Buffer, toBuffer };

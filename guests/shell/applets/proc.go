@@ -110,6 +110,7 @@ func Default() *Registry {
 		"head":      headApplet,
 		"jq":        jqApplet,
 		"ls":        lsApplet,
+		"ln":        lnApplet,
 		"mkdir":     mkdirApplet,
 		"mv":        mvApplet,
 		"printf":    printfApplet,

@@ -2,6 +2,7 @@ package hostcall
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,6 +63,8 @@ func Spawn(req wire.SpawnRequest) wire.SpawnResult {
 	if !available {
 		return wire.SpawnResult{ExitCode: 127, Error: ErrNoHost.Error()}
 	}
+	// The output comes after the JSON (wire.SpawnFrame), a byte for a byte.
+	req.OutputApart = true
 	data, err := json.Marshal(req)
 	if err != nil {
 		return wire.SpawnResult{ExitCode: 2, Error: "spawn: " + err.Error()}
@@ -71,11 +74,31 @@ func Spawn(req wire.SpawnRequest) wire.SpawnResult {
 	if n > 0 {
 		spawnTake(buf)
 	}
-	var res wire.SpawnResult
-	if err := json.Unmarshal(buf, &res); err != nil {
+	res, err := decodeSpawnFrame(buf)
+	if err != nil {
 		return wire.SpawnResult{ExitCode: 2, Error: "spawn: undecodable result: " + err.Error()}
 	}
 	return res
+}
+
+// decodeSpawnFrame reads a wire.SpawnFrame.
+func decodeSpawnFrame(b []byte) (wire.SpawnResult, error) {
+	var res wire.SpawnResult
+	if len(b) < wire.SpawnFrameHeader {
+		return res, errors.New("short frame")
+	}
+	nOut, nErr := uint64(binary.LittleEndian.Uint32(b)), uint64(binary.LittleEndian.Uint32(b[4:]))
+	body := b[wire.SpawnFrameHeader:]
+	if nOut+nErr > uint64(len(body)) {
+		return res, errors.New("output lengths past the frame")
+	}
+	head := body[:uint64(len(body))-nOut-nErr]
+	if err := json.Unmarshal(head, &res); err != nil {
+		return res, err
+	}
+	out := body[len(head):]
+	res.Stdout, res.Stderr = string(out[:nOut]), string(out[nOut:])
+	return res, nil
 }
 
 // Writer sends what is written to it to the host's stdout or stderr.

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -184,6 +185,28 @@ func main() {
 	case "grow": // keep 32 MiB, growing the memory
 		sink = append(sink, make([]byte, 32<<20))
 		fmt.Fprintln(out, "grown")
+	case "symlink", "link": // symlink|link OLD NEW
+		old, name, _ := strings.Cut(arg, " ")
+		mk := os.Symlink
+		if cmd == "link" {
+			mk = os.Link
+		}
+		if err := mk(old, name); err != nil {
+			fmt.Fprintln(out, "error:", err)
+		} else {
+			fmt.Fprintln(out, "made")
+		}
+	case "rm": // rm PATH
+		if err := os.Remove(arg); err != nil {
+			fmt.Fprintln(out, "error:", err)
+		} else {
+			fmt.Fprintln(out, "removed")
+		}
+	case "raw": // raw HEX...: each argument's bytes as one write to stdout
+		for _, h := range strings.Fields(arg) {
+			b, _ := hex.DecodeString(h)
+			out.Write(b)
+		}
 	case "exit":
 		os.Exit(7)
 	case "exit200":
