@@ -1,9 +1,9 @@
 package netpolicy
 
 import (
-	"fmt"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"math"
 	"math/big"
 	"regexp"
@@ -48,12 +48,12 @@ type Policy struct {
 	Timeout          time.Duration
 	MaxConcurrent    int
 
-	secrets []*Secret // sorted by name
-	inject  []injectRule
-	private privateAllowance
-	ports   map[int]bool
+	secrets    []*Secret // sorted by name
+	inject     []injectRule
+	private    privateAllowance
+	ports      map[int]bool
 	extraCerts []*x509.Certificate
-	scrub   *scrubber
+	scrub      *scrubber
 
 	mu   sync.Mutex
 	used []int64 // calls per rule
