@@ -120,10 +120,10 @@ func TestRuleMatching(t *testing.T) {
 		{"GET", "https://api.github.com/", nil, "", 0, ""},
 		{"DELETE", "https://api.github.com/repos/a/b", nil, "", 0, ""},
 		{"GET", "https://API.GitHub.com./repos", nil, "", 0, ""},
-		{"GET", "http://api.github.com/", nil, "", -1, CheckAllow},        // https only
-		{"GET", "https://api.github.com:8443/", nil, "", -1, CheckPort},   // no rule names 8443
+		{"GET", "http://api.github.com/", nil, "", -1, CheckAllow},      // https only
+		{"GET", "https://api.github.com:8443/", nil, "", -1, CheckPort}, // no rule names 8443
 		{"GET", "https://api.gitlab.com/repos/a/b/c", nil, "", 1, ""},
-		{"GET", "https://api.gitlab.com/repos", nil, "", 1, ""},           // ** matches zero segments
+		{"GET", "https://api.gitlab.com/repos", nil, "", 1, ""},             // ** matches zero segments
 		{"POST", "https://api.gitlab.com/repos/a", nil, "", -1, CheckAllow}, // GET only
 		{"GET", "https://api.gitlab.com/users/a", nil, "", -1, CheckAllow},
 		{"GET", "https://api.gitlab.com/repos/../users", nil, "", -1, CheckPath},
