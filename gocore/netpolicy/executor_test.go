@@ -517,7 +517,7 @@ func TestSecretsSubstitutedAndScrubbed(t *testing.T) {
 	} {
 		_, err := do(t, p, e, tc.req)
 		ref := wantCheck(t, err, CheckSecret)
-		if ref.Rule != tc.rule {
+		if ref.Rule != tc.rule || strings.Contains(ref.Error(), secretValue) {
 			t.Fatalf("%s: refusal %+v", tc.name, ref)
 		}
 	}

@@ -167,6 +167,7 @@ func (p *Policy) Prepare(req wire.HTTPRequest) (*Prepared, error) {
 
 	headerParams := capability.NewObject()
 	var contentType string
+	seenContentType := false
 	for _, h := range req.Headers {
 		name := h[0]
 		if !isToken(name) {
@@ -185,7 +186,12 @@ func (p *Policy) Prepare(req wire.HTTPRequest) (*Prepared, error) {
 			continue
 		}
 		if lower == "content-type" {
-			contentType = h[1]
+			if seenContentType {
+				// Servers disagree on which copy counts, so the body
+				// the rules parse could differ from the one served.
+				return nil, refuse(CheckHeader, "", name, "a repeated Content-Type header is not accepted")
+			}
+			contentType, seenContentType = h[1], true
 		}
 		r.headers = append(r.headers, [2]string{name, h[1]})
 		if prev, ok := headerParams.Get(lower); ok {

@@ -161,6 +161,7 @@ func TestRuleMatching(t *testing.T) {
 		{"GET", "https://api.github.com/", [][2]string{{"Host", "api.github.com"}}, "", 0, ""},
 		{"GET", "https://api.github.com/", [][2]string{{"X-A", "v\r\nInjected: 1"}}, "", -1, CheckHeader},
 		{"GET", "https://api.github.com/", [][2]string{{"Bad Name", "v"}}, "", -1, CheckHeader},
+		{"POST", "https://api.stripe.com/v1/refunds", [][2]string{{"Content-Type", "text/plain"}, {"Content-Type", "application/x-www-form-urlencoded"}}, "amount=1&currency=usd", -1, CheckHeader},
 	} {
 		t.Run(tc.method+" "+tc.url, func(t *testing.T) {
 			got, err := decide(t, p, tc.method, tc.url, tc.headers, tc.body)

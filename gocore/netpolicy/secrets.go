@@ -54,7 +54,8 @@ func (p *Policy) Placeholders() map[string]string {
 
 // SetPlaceholders replaces the placeholders drawn by ParsePolicy with
 // earlier ones (a resumed run whose guest memory holds them): m maps every
-// secret's name to "amla_secret_<NAME>_<32 lower-case hex digits>".
+// secret's name to "amla_secret_<NAME>_<32 lower-case hex digits>". It
+// must be called before the policy is used, not concurrently with it.
 func (p *Policy) SetPlaceholders(m map[string]string) error {
 	if len(m) != len(p.secrets) {
 		return errors.New("network policy: placeholders must be given for every secret, and only for them")
