@@ -269,7 +269,8 @@ func (e *Executor) Do(ctx context.Context, r *Prepared, deadline time.Time) (*wi
 }
 
 // response builds the guest's answer: body and headers scrubbed,
-// Content-Length set to the body handed over.
+// Content-Length set to the body handed over (a HEAD response keeps the
+// server's).
 func (e *Executor) response(r *Prepared, resp *http.Response, data []byte) *wire.HTTPResponse {
 	sc := e.p.scrub
 	names := make([]string, 0, len(resp.Header))
@@ -286,7 +287,12 @@ func (e *Executor) response(r *Prepared, resp *http.Response, data []byte) *wire
 			headers = append(headers, [2]string{sc.string(k), sc.string(v)})
 		}
 	}
-	headers = append(headers, [2]string{"Content-Length", strconv.Itoa(len(body))})
+	if cl := resp.Header.Get("Content-Length"); r.Verb == "HEAD" && cl != "" {
+		// A HEAD response has no body; its length is the resource's.
+		headers = append(headers, [2]string{"Content-Length", cl})
+	} else {
+		headers = append(headers, [2]string{"Content-Length", strconv.Itoa(len(body))})
+	}
 	text := http.StatusText(resp.StatusCode)
 	if _, reason, ok := strings.Cut(resp.Status, " "); ok {
 		text = sc.string(reason)

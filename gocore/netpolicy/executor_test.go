@@ -8,6 +8,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -108,7 +109,11 @@ func TestExecutorHTTP(t *testing.T) {
 	if got, want := seen.Load(), "POST /a/~user/x%2Fy?q=1 host="+hostPort+" ua=amla-sandbox ae=gzip"; got != want {
 		t.Fatalf("server saw %q, want %q", got, want)
 	}
-	if e.Requests() != 1 {
+	head, err := do(t, p, e, wire.HTTPRequest{Method: "HEAD", URL: srv.URL + "/h"})
+	if err != nil || len(head.Body) != 0 || header(head, "Content-Length") != "5" {
+		t.Fatalf("HEAD: %v %+v", err, head)
+	}
+	if e.Requests() != 2 {
 		t.Fatalf("Requests() = %d", e.Requests())
 	}
 }
@@ -173,9 +178,11 @@ func TestExecutorAddressFloor(t *testing.T) {
 }
 
 func TestExecutorTLS(t *testing.T) {
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "secure "+r.Proto)
 	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake below
+	srv.StartTLS()
 	defer srv.Close()
 	p := serverPolicy(t, srv, `{"allow": ["https://{srv}"], "allow_private": ["127.0.0.1"]}`)
 	e := newExec(t, p)
