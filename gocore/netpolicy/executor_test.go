@@ -88,13 +88,22 @@ func TestExecutorHTTP(t *testing.T) {
 		fmt.Fprint(w, "hello")
 	}))
 	defer srv.Close()
+	// A proxy in the environment is ignored (Go never proxies loopback
+	// addresses, so the request goes to a name).
 	t.Setenv("HTTP_PROXY", "http://127.0.0.1:1")
 	t.Setenv("http_proxy", "http://127.0.0.1:1")
-	p := serverPolicy(t, srv, `{"allow": ["http://{srv}/**"], "allow_private": ["127.0.0.1"]}`)
-	e := newExec(t, p)
+	port := srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
+	p := mustPolicy(t, `{"allow": ["http://app.test:`+port+`/**"], "allow_private": ["127.0.0.1"]}`)
+	e := newExec(t, p, WithLookup(func(_ context.Context, host string) ([]netip.Addr, error) {
+		if host == "app.test" {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}
+		return nil, fmt.Errorf("no such host %s", host)
+	}))
+	base := "http://app.test:" + port
 	resp, err := do(t, p, e, wire.HTTPRequest{
 		Method:  "POST",
-		URL:     srv.URL + "/a/%7Euser/x%2fy?q=1#frag",
+		URL:     base + "/a/%7Euser/x%2fy?q=1#frag",
 		Headers: [][2]string{{"Accept-Encoding", "br"}, {"Connection", "upgrade"}},
 		Body:    []byte("payload"),
 	})
@@ -102,14 +111,13 @@ func TestExecutorHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	if resp.Status != 201 || string(resp.Body) != "hello" || header(resp, "X-Echo") != "payload" ||
-		header(resp, "Content-Length") != "5" || resp.URL != srv.URL+"/a/~user/x%2Fy?q=1" || resp.StatusText != "Created" {
+		header(resp, "Content-Length") != "5" || resp.URL != base+"/a/~user/x%2Fy?q=1" || resp.StatusText != "Created" {
 		t.Fatalf("response %+v", resp)
 	}
-	hostPort := strings.TrimPrefix(srv.URL, "http://")
-	if got, want := seen.Load(), "POST /a/~user/x%2Fy?q=1 host="+hostPort+" ua=amla-sandbox ae=gzip"; got != want {
+	if got, want := seen.Load(), "POST /a/~user/x%2Fy?q=1 host=app.test:"+port+" ua=amla-sandbox ae=gzip"; got != want {
 		t.Fatalf("server saw %q, want %q", got, want)
 	}
-	head, err := do(t, p, e, wire.HTTPRequest{Method: "HEAD", URL: srv.URL + "/h"})
+	head, err := do(t, p, e, wire.HTTPRequest{Method: "HEAD", URL: base + "/h"})
 	if err != nil || len(head.Body) != 0 || header(head, "Content-Length") != "5" {
 		t.Fatalf("HEAD: %v %+v", err, head)
 	}
