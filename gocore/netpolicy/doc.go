@@ -52,6 +52,34 @@
 // with an explicit path allows only paths matching it ("/" is the root
 // alone); without a path it allows every path.
 //
+// Hosts in rules, secrets' hosts and inject_headers keys are an exact name
+// or address, "*" (rules only: any host) or "*.example.com" (any name
+// under example.com, at any depth, not example.com itself); they never
+// name a port. allow_private entries are addresses, CIDR blocks, or host
+// names whose requests may reach any address.
+//
+// # Secrets
+//
+// Each secret has a placeholder "amla_secret_<NAME>_<32 hex digits>",
+// drawn per policy (Placeholders gives the exposed ones, for the guest's
+// environment; SetPlaceholders restores earlier ones). The guest's request
+// and everything checked or recorded hold only placeholders; Executor.Do
+// puts the values in as the request leaves: in header values (also inside
+// "Authorization: Basic" credentials), the query, the path or the body, as
+// the secret's "where" allows, only over https and only to its hosts.
+// Prepare refuses a placeholder found anywhere else (the host, a header
+// name, a place "where" leaves out, http, another host, or any place for
+// a secret with expose=false). inject_headers are added on the host side
+// and replace the guest's headers of the same name; a "{NAME}" in their
+// values is the secret's value, under the same https and hosts rules.
+// Every response (body, header names and values) is scrubbed: each
+// secret's value, its base64 forms (standard and URL alphabets, padded or
+// not, and the part of a longer base64 text that encodes only the value)
+// and its URL- and JSON-escaped forms become the placeholder. A
+// secret-bearing request whose response arrives in an encoding the host
+// cannot decode (anything but gzip, which the host asks for and decodes)
+// is refused.
+//
 // # What it must never do
 //
 // It must never let a request reach an address the floor refuses, follow
