@@ -3,6 +3,7 @@ package netpolicy
 import (
 	"errors"
 	"strings"
+	"unicode/utf8"
 )
 
 // Names of the checks a request can fail. A Refusal carries one of them,
@@ -64,7 +65,18 @@ func (r *Refusal) Error() string {
 	return b.String()
 }
 
+// maxRefusalValue bounds the Value of a Refusal: a guest's URL or header
+// can be 64 KiB long, and a refusal only needs to show which one it is.
+const maxRefusalValue = 300
+
 func refuse(check, rule, value, reason string) *Refusal {
+	if len(value) > maxRefusalValue {
+		cut := maxRefusalValue
+		for cut > 0 && !utf8.RuneStart(value[cut]) {
+			cut--
+		}
+		value = value[:cut] + "..."
+	}
 	return &Refusal{Check: check, Rule: rule, Value: value, Reason: reason}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"amlasandbox/gocore/capability"
 	"amlasandbox/gocore/wire"
@@ -202,6 +203,15 @@ func TestRefusalNamesRuleAndCheck(t *testing.T) {
 	_, err = decide(t, p, "GET", "https://other.com/", nil, "")
 	if err == nil || !strings.Contains(err.Error(), "no rule allows this request; rules: POST https://api.stripe.com/v1/refunds") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestRefusalValueBounded(t *testing.T) {
+	p := mustPolicy(t, `{}`)
+	_, err := p.Prepare(wire.HTTPRequest{Method: "GET", URL: "ftp://x.com/" + strings.Repeat("é", 5000)})
+	ref := wantCheck(t, err, CheckScheme)
+	if len(ref.Value) > maxRefusalValue+3 || !strings.HasSuffix(ref.Value, "...") || !utf8.ValidString(ref.Value) {
+		t.Fatalf("Value of %d bytes: %q", len(ref.Value), ref.Value)
 	}
 }
 
