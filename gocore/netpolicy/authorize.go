@@ -50,7 +50,8 @@ func (p *Policy) Authorize(r *Prepared) (*Decision, error) {
 			continue
 		}
 		p.used[i]++
-		r.authorized, r.rule = true, rule
+		r.rule = rule
+		r.authorized.Store(true)
 		return &Decision{Rule: rule, RequireApproval: rule.RequireApproval}, nil
 	}
 	switch {

@@ -162,18 +162,18 @@ func (e *Executor) dial(ctx context.Context, network, addr string) (net.Conn, er
 	return nil, firstErr
 }
 
-// Do makes an authorized request and returns the response, scrubbed of
-// every secret; a 3xx response is returned as it is, for the guest to
-// follow. The request gets the policy's timeout, shortened to end by
-// deadline (the run's; zero: none); it waits for one of max_concurrent
-// slots within that time, and counts against max_requests. Placeholders
-// are replaced by their secrets and inject_headers added just before
-// sending. Every failure is a *Refusal: a check's, or CheckTransport for a
-// network error, its text scrubbed.
+// Do makes an authorized request (one attempt per Authorize) and returns
+// the response, scrubbed of every secret; a 3xx response is returned as
+// it is, for the guest to follow. The request gets the policy's timeout,
+// shortened to end by deadline (the run's; zero: none); it waits for one
+// of max_concurrent slots within that time, and counts against
+// max_requests. Placeholders are replaced by their secrets and
+// inject_headers added just before sending. Every failure is a *Refusal:
+// a check's, or CheckTransport for a network error, its text scrubbed.
 func (e *Executor) Do(ctx context.Context, r *Prepared, deadline time.Time) (*wire.HTTPResponse, error) {
 	p := e.p
-	if r == nil || r.policy != p || !r.authorized {
-		return nil, refuse(CheckNotAllowed, "", "", "the request was not authorized by this policy")
+	if r == nil || r.policy != p || !r.authorized.CompareAndSwap(true, false) {
+		return nil, refuse(CheckNotAllowed, "", "", "the request was not authorized by this policy, or was already made")
 	}
 	timeout := p.Timeout
 	if !deadline.IsZero() {

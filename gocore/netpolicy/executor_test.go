@@ -388,6 +388,12 @@ func TestExecutorNeedsAuthorize(t *testing.T) {
 	}
 	_, err = newExec(t, other).Do(context.Background(), r, time.Time{})
 	wantCheck(t, err, CheckNotAllowed)
+	// One authorization is one request.
+	if _, err := e.Do(context.Background(), r, time.Now().Add(-time.Second)); err == nil {
+		t.Fatal("made a request past the deadline")
+	}
+	_, err = e.Do(context.Background(), r, time.Time{})
+	wantCheck(t, err, CheckNotAllowed)
 }
 
 // echoServer answers with everything it received, in the encodings a

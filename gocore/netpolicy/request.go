@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"amlasandbox/gocore/capability"
 	"amlasandbox/gocore/wire"
@@ -15,7 +16,7 @@ import (
 // Prepared is a guest's request that passed the floor's checks on the
 // request itself, in the normal form the rules and capabilities see: the
 // capability Method and Params, and the parts sent. Only Authorize can
-// mark it allowed, and only an allowed Prepared can be executed.
+// mark it allowed, and an allowed Prepared can be executed once.
 type Prepared struct {
 	// Method is the capability method:
 	// "http/<VERB>/<host>[:<port>]/<path segments>", the port only when it
@@ -41,7 +42,7 @@ type Prepared struct {
 	params  *capability.Object
 
 	policy     *Policy
-	authorized bool
+	authorized atomic.Bool // set by Authorize, taken by Do: one request per authorization
 	rule       *Rule
 }
 
