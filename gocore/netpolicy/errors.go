@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"unicode/utf8"
+
+	"amlasandbox/gocore/wire"
 )
 
 // Names of the checks a request can fail. A Refusal carries one of them,
@@ -105,4 +107,13 @@ func (e *ConfigError) Error() string {
 
 func configErr(field, reason string) *ConfigError {
 	return &ConfigError{Field: field, Reason: reason}
+}
+
+// ToWire is how err reaches the guest: a Refusal keeps its check and
+// rule; any other error is reported under CheckTransport.
+func ToWire(err error) wire.HTTPRefusal {
+	if r, ok := AsRefusal(err); ok {
+		return wire.HTTPRefusal{Check: r.Check, Rule: r.Rule, Message: r.Error()}
+	}
+	return wire.HTTPRefusal{Check: CheckTransport, Message: "network policy: request failed: " + err.Error()}
 }

@@ -139,6 +139,7 @@ func (e *Executor) dial(ctx context.Context, network, addr string) (net.Conn, er
 			}
 			continue
 		}
+		a = a.Unmap()
 		d := net.Dialer{
 			Control: func(_, address string, _ syscall.RawConn) error {
 				ap, err := netip.ParseAddrPort(address)

@@ -437,6 +437,7 @@ func TestSecretsSubstitutedAndScrubbed(t *testing.T) {
 		"secrets": {
 			"TOKEN": {"value": "`+secretValue+`", "hosts": ["127.0.0.1"]},
 			"QTOKEN": {"value": "query-secret-123456", "hosts": ["127.0.0.1"], "where": ["query", "header"]},
+			"BTOKEN": {"value": "body/path secret 789", "hosts": ["127.0.0.1"], "where": ["body", "path"]},
 			"HIDDEN": {"value": "hidden-secret-abcdef", "hosts": ["127.0.0.1"], "expose": false}
 		}}`)
 	e := newExec(t, p)
@@ -518,6 +519,17 @@ func TestSecretsSubstitutedAndScrubbed(t *testing.T) {
 	check(resp, "query-secret-123456")
 	if !strings.Contains(string(resp.Body), "query=key="+qt) {
 		t.Fatalf("query secret: %s", resp.Body)
+	}
+
+	// A body and path secret.
+	bt := ph["BTOKEN"]
+	resp, err = do(t, p, e, wire.HTTPRequest{Method: "POST", URL: srv.URL + "/echo/" + bt, Body: []byte("k=" + bt)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(resp, "body/path secret 789")
+	if !strings.Contains(string(resp.Body), "path=/echo/"+bt+"\n") || !strings.Contains(string(resp.Body), "body=k="+bt+"\n") {
+		t.Fatalf("body/path secret: %s", resp.Body)
 	}
 
 	// Misplaced placeholders: refused before anything is sent.

@@ -197,6 +197,9 @@ func TestRefusalNamesRuleAndCheck(t *testing.T) {
 	if ref, ok := AsRefusal(err); !ok || ref.Check != CheckMaxCalls || ref.Rule != "allow[0] POST https://api.stripe.com/v1/refunds" {
 		t.Fatalf("third call: %v", err)
 	}
+	if w := ToWire(err); w.Check != CheckMaxCalls || w.Rule != "allow[0] POST https://api.stripe.com/v1/refunds" || w.Message != err.Error() {
+		t.Fatalf("ToWire = %+v", w)
+	}
 	if left := p.CallsLeft(); left[0] != 0 {
 		t.Fatalf("CallsLeft = %v", left)
 	}
