@@ -606,3 +606,39 @@ func TestSetPlaceholders(t *testing.T) {
 		}
 	}
 }
+
+// A request waiting for a max_concurrent slot waits within its timeout.
+func TestExecutorSlotWaitTimesOut(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
+		<-release
+	}))
+	defer srv.Close()
+	p := serverPolicy(t, srv, `{"allow": ["http://{srv}/**"], "allow_private": ["127.0.0.1"], "max_concurrent": 1, "timeout": 5}`)
+	e := newExec(t, p)
+	done := make(chan error, 1)
+	go func() {
+		_, err := do(t, p, e, wire.HTTPRequest{Method: "GET", URL: srv.URL + "/hold"})
+		done <- err
+	}()
+	<-entered
+	r, err := p.Prepare(wire.HTTPRequest{Method: "GET", URL: srv.URL + "/second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Authorize(r); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = e.Do(context.Background(), r, time.Now().Add(200*time.Millisecond))
+	wantCheck(t, err, CheckTimeout)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("waited %v for a slot", d)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
