@@ -50,7 +50,12 @@ func WithLookup(f func(ctx context.Context, host string) ([]netip.Addr, error)) 
 // (with the policy's extra_ca_certs added to it); nil trusts only the
 // extra certificates.
 func WithSystemRoots(pool *x509.CertPool) ExecutorOption {
-	return func(e *Executor) { e.transport.TLSClientConfig.RootCAs = pool }
+	return func(e *Executor) {
+		if pool == nil {
+			pool = x509.NewCertPool()
+		}
+		e.transport.TLSClientConfig.RootCAs = pool
+	}
 }
 
 // NewExecutor builds the Executor of a policy: Go's HTTP/1.1 client with
@@ -85,12 +90,7 @@ func NewExecutor(p *Policy, opts ...ExecutorOption) (*Executor, error) {
 		o(e)
 	}
 	if len(p.extraCerts) > 0 {
-		pool := e.transport.TLSClientConfig.RootCAs
-		if pool == nil {
-			pool = x509.NewCertPool()
-		} else {
-			pool = pool.Clone()
-		}
+		pool := e.transport.TLSClientConfig.RootCAs.Clone()
 		for _, c := range p.extraCerts {
 			pool.AddCert(c)
 		}

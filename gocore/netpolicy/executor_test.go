@@ -201,11 +201,16 @@ func TestExecutorTLS(t *testing.T) {
 	// Without the server's certificate as an extra CA, verification fails
 	// (nothing the guest sends can turn it off).
 	p2 := mustPolicy(t, strings.ReplaceAll(`{"allow": ["https://{srv}"], "allow_private": ["127.0.0.1"]}`, "{srv}", strings.TrimPrefix(srv.URL, "https://")))
-	e2 := newExec(t, p2)
+	e2 := newExec(t, p2, WithSystemRoots(nil))
 	_, err = do(t, p2, e2, wire.HTTPRequest{Method: "GET", URL: srv.URL + "/x", Headers: [][2]string{{"X-Verify", "false"}}})
 	ref := wantCheck(t, err, CheckTransport)
 	if !strings.Contains(ref.Reason, "certificate") {
 		t.Fatalf("unverified TLS: %v", ref)
+	}
+	// The extra CA is added to whatever roots there are, even none.
+	e3 := newExec(t, p, WithSystemRoots(nil))
+	if _, err := do(t, p, e3, wire.HTTPRequest{Method: "GET", URL: srv.URL + "/x"}); err != nil {
+		t.Fatal(err)
 	}
 }
 
