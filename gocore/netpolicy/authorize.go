@@ -1,0 +1,105 @@
+package netpolicy
+
+import (
+	"strconv"
+	"strings"
+
+	"amlasandbox/gocore/capability"
+)
+
+// Decision is an allowed request: the rule that allowed it and whether
+// that rule asks for a human's approval before the request is made.
+type Decision struct {
+	Rule            *Rule
+	RequireApproval bool
+}
+
+// Authorize decides a prepared request by the allow rules, in order: the
+// first rule that matches it (verb, scheme, host, port, path), whose
+// constraints hold and whose max_calls is not spent allows it and spends
+// one call of that rule's budget. Nothing matching is a refusal by the
+// "allow" check; matching rules whose constraints fail, by "constraint"
+// (naming the first such rule and the failed constraint); matching rules
+// that are all spent, by "max_calls". Requests allowed here may be
+// executed; others never are.
+func (p *Policy) Authorize(r *Prepared) (*Decision, error) {
+	if r == nil || r.policy != p {
+		return nil, refuse(CheckNotAllowed, "", "", "the request was not prepared by this policy")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var (
+		failed    *Refusal
+		exhausted *Refusal
+	)
+	for i, rule := range p.Rules {
+		if !rule.matches(r) {
+			continue
+		}
+		if err := rule.Constraints.Evaluate(r.params); err != nil {
+			if failed == nil {
+				failed = refuse(CheckConstraint, rule.Text, r.URL, constraintReason(err))
+			}
+			continue
+		}
+		if rule.MaxCalls != nil && p.used[i] >= *rule.MaxCalls {
+			if exhausted == nil {
+				exhausted = refuse(CheckMaxCalls, rule.Text, r.URL,
+					"the rule's max_calls ("+strconv.FormatInt(*rule.MaxCalls, 10)+") is spent")
+			}
+			continue
+		}
+		p.used[i]++
+		r.rule = rule
+		r.authorized.Store(true)
+		return &Decision{Rule: rule, RequireApproval: rule.RequireApproval}, nil
+	}
+	switch {
+	case failed != nil:
+		return nil, failed
+	case exhausted != nil:
+		return nil, exhausted
+	}
+	return nil, refuse(CheckAllow, "", r.Verb+" "+r.URL, "no rule allows this request; rules: "+p.ruleList())
+}
+
+func constraintReason(err error) string {
+	if _, unknown := err.(*capability.UnknownTypeError); unknown {
+		return "the rule has a constraint of unknown type: " + err.Error()
+	}
+	return err.Error()
+}
+
+func (p *Policy) ruleList() string {
+	if len(p.Rules) == 0 {
+		return "none (the allow list is empty)"
+	}
+	var b strings.Builder
+	for i, r := range p.Rules {
+		if i == 8 {
+			b.WriteString(", ... (" + strconv.Itoa(len(p.Rules)-8) + " more)")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strings.TrimPrefix(r.Text, "allow["+strconv.Itoa(i)+"] "))
+	}
+	return b.String()
+}
+
+// CallsLeft is what is left of each rule's max_calls, in rule order; -1
+// for a rule without a budget.
+func (p *Policy) CallsLeft() []int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]int64, len(p.Rules))
+	for i, r := range p.Rules {
+		if r.MaxCalls == nil {
+			out[i] = -1
+		} else {
+			out[i] = max(*r.MaxCalls-p.used[i], 0)
+		}
+	}
+	return out
+}
