@@ -57,9 +57,10 @@ type bigWorker struct {
 const DefaultMaxWorkers = 32
 
 // idleTrimAfter is how long a worker waits for a job before it gives back
-// all but stackIdleKeep of its stack.
+// all but stackIdleKeep of its stack: the time an idle sandbox keeps its
+// spare (idlespares.go).
 const (
-	idleTrimAfter = 30 * time.Second
+	idleTrimAfter = DefaultSpareIdle
 	stackIdleKeep = 64 << 10
 )
 
