@@ -196,7 +196,7 @@ class Sandbox:
     ) -> str:
         """Run JavaScript (or `language`), awaiting async tool handlers; calls
         a script issues together (Promise.all, asyncio.gather) run
-        concurrently."""
+        concurrently. `on_output` is called on the event loop's thread."""
         rt = self._rt()
         return (await rt._run_async(code, language, self._pipeline.call_async, on_output, stdin)).stdout
 
