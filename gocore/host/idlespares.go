@@ -173,7 +173,10 @@ func releaseIdleSpares() {
 			return
 		}
 		due := time.Now().Add(time.Hour)
-		if spares.lru.Len() > 0 {
+		switch {
+		case spares.lru.Len() > spares.max:
+			due = time.Now() // a sandbox over the bound was busy when trimmed
+		case spares.lru.Len() > 0:
 			idle := spares.idle
 			due = spares.lru.Front().Value.(*Sandbox).spareAt.Add(idle + spareSlack(idle))
 		}
