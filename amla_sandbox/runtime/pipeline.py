@@ -227,4 +227,7 @@ class ToolPipeline:
         that thread once its call returns."""
         loop, self._loop = self._loop, None
         if loop is not None and not loop.is_running() and not loop.is_closed():
-            loop.close()
+            try:
+                loop.close()
+            except builtins.RuntimeError:
+                pass  # it started running meanwhile: its thread closes it
