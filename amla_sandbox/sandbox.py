@@ -214,7 +214,7 @@ class Sandbox:
     ) -> str:
         """Run JavaScript (or `language`), awaiting async tool handlers; calls
         a script issues together (Promise.all, asyncio.gather) run
-        concurrently."""
+        concurrently. `on_output` is called on the event loop's thread."""
         rt = self._rt()
         return (await rt._run_async(code, language, self._pipeline.call_async, on_output, stdin)).stdout
 
@@ -403,15 +403,23 @@ class Sandbox:
     # -- lifetime -------------------------------------------------------------
 
     def close(self) -> None:
-        """Remove the sandbox's files and release the engine (idempotent)."""
-        if self._audit_collector is not None:
-            self._audit_collector.close()
-            self._audit_collector = None
-        if self._runtime is not None:
-            self._runtime.close()
-            self._runtime = None
-        self._pipeline.close()
-        self._close_mcp()
+        """Remove the sandbox's files, release the engine and stop the MCP
+        servers it started (idempotent; safe from any thread, also while a
+        run is in progress, which then ends)."""
+        try:
+            if self._audit_collector is not None:
+                self._audit_collector.close()
+                self._audit_collector = None
+        finally:
+            try:
+                if self._runtime is not None:
+                    self._runtime.close()
+                    self._runtime = None
+            finally:
+                try:
+                    self._pipeline.close()
+                finally:
+                    self._close_mcp()
 
     def _close_mcp(self) -> None:
         mcp, self._mcp = self._mcp, None

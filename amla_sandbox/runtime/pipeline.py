@@ -208,14 +208,26 @@ class ToolPipeline:
                 "async tool called from run()/execute() inside a running event loop: "
                 "use run_async() or execute_async() instead"
             )
-        if self._loop is None or self._loop.is_closed():
-            self._loop = asyncio.new_event_loop()
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            loop = self._loop = asyncio.new_event_loop()
 
         async def wrap() -> Any:
             return await value
 
-        return self._loop.run_until_complete(wrap())
+        try:
+            return loop.run_until_complete(wrap())
+        finally:
+            if self._loop is not loop:  # close() came while it ran
+                loop.close()
 
     def close(self) -> None:
-        if self._loop is not None and not self._loop.is_closed():
-            self._loop.close()
+        """Close the loop async results are awaited on; safe from any thread.
+        A loop running now (a run's handler on another thread) is closed by
+        that thread once its call returns."""
+        loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_running() and not loop.is_closed():
+            try:
+                loop.close()
+            except builtins.RuntimeError:
+                pass  # it started running meanwhile: its thread closes it

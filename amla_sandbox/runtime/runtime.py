@@ -9,6 +9,8 @@ core, and turns the core's results into Python values and exceptions.
 from __future__ import annotations
 
 import builtins
+import contextvars
+import itertools
 import json
 import os
 import re
@@ -194,6 +196,14 @@ class RunResult:
             raise RuntimeError(self.error)
 
 
+# The runtimes (by serial number) whose runs the current context is inside:
+# their tool handlers and output callbacks run in it, and so does what they
+# start (asyncio tasks and to_thread copy it). A run started from there on
+# one of these runtimes would wait for the run waiting on it, so both run
+# loops refuse it.
+_RUNNING_IN: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar("amla_running_in", default=frozenset())
+_SERIALS = itertools.count(1)
+
 _STEP_MS = 100  # how long one step may wait in Go before Python looks again
 _STARTED_WAIT = 0.02  # seconds a run waiting on started calls waits for one before it steps again
 _ABANDONED = "run abandoned: the host stopped answering tool calls"
@@ -288,7 +298,7 @@ class Runtime:
         # Runs are one at a time; a plain Lock (not RLock) because execute_async
         # acquires it on a worker thread and releases it on the event loop's.
         self._lock = threading.Lock()
-        self._lock_owner: int | None = None
+        self._serial = next(_SERIALS)
         self._audit_collector: Any = None
         self._run: _Run | None = None
         # Audit entries as recorded; encoded to JSONL when drained, so a run
@@ -731,7 +741,7 @@ class Runtime:
             raise builtins.ValueError("_run_sync takes starter or handle_many, not both")
         self._check_not_reentrant()
         self._lock.acquire()
-        self._lock_owner = threading.get_ident()
+        inside = _RUNNING_IN.set(_RUNNING_IN.get() | {self._serial})
         try:
             self.start(code, language, stdin=stdin, on_output=on_output, replay=replay)
             run = self._run
@@ -781,7 +791,8 @@ class Runtime:
                     future.cancel()
             return self._outcome(run)
         finally:
-            self._release_lock()
+            _RUNNING_IN.reset(inside)
+            self._lock.release()
 
     def _approve(self, run: _Run, ev: dict[str, Any]) -> None:
         from ..durable import approve
@@ -798,15 +809,11 @@ class Runtime:
         return run.result
 
     def _check_not_reentrant(self) -> None:
-        if self._lock_owner == threading.get_ident():
+        if self._serial in _RUNNING_IN.get():
             raise builtins.RuntimeError(
                 "this sandbox is already running a script in this thread (a tool handler may not run "
                 "scripts on the sandbox that called it)"
             )
-
-    def _release_lock(self) -> None:
-        self._lock_owner = None
-        self._lock.release()
 
     async def _acquire_async(self) -> None:
         import asyncio
@@ -829,10 +836,14 @@ class Runtime:
 
         self._check_not_reentrant()
         await self._acquire_async()
+        inside = _RUNNING_IN.set(_RUNNING_IN.get() | {self._serial})
         try:
             self.start(code, language, stdin=stdin, on_output=on_output)
             run = self._run
             assert run is not None
+            # Output is handed to on_output here, on the event loop's thread,
+            # not on the worker thread that steps the run.
+            deliver, run.on_output = run.on_output, None
             # A request's handler starts the moment the script makes the call,
             # and its answer goes back the moment it is done: calls issued
             # together (Promise.all) run concurrently, and a quick call's answer
@@ -861,7 +872,10 @@ class Runtime:
                             answered = True
                     if step is not None and step in done:
                         ev, step = step.result(), None
-                        if ev["kind"] == "request":
+                        if ev["kind"] == "output":
+                            if deliver is not None and ev.get("stream") == "stdout":
+                                deliver(ev.get("data", ""))
+                        elif ev["kind"] == "request":
                             req = self._request(ev)
                             calls[asyncio.ensure_future(handle(req))] = req
                         elif ev["kind"] == "waiting" and calls and not answered:
@@ -879,13 +893,18 @@ class Runtime:
                 run.abandoned = True
                 run.running = False
                 self._cancel(run)
+                if step is not None:
+                    # Its outcome (an error once the sandbox is closed) is
+                    # nobody's: retrieve it so asyncio does not report it.
+                    step.add_done_callback(_retrieve)
                 raise
             finally:
                 for call in calls:  # calls the script never waited for
                     call.cancel()
             return self._outcome(run)
         finally:
-            self._release_lock()
+            _RUNNING_IN.reset(inside)
+            self._lock.release()
 
     def execute(
         self,
@@ -913,6 +932,11 @@ class Runtime:
             self._handle = 0
             if self._run is not None:
                 self._run.running = False
+
+
+def _retrieve(future: Any) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _release(handle: int) -> None:

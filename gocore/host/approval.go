@@ -91,9 +91,11 @@ func (d *durableRun) ask(id int64, method string, params json.RawMessage) (bool,
 	blockedAt := time.Now()
 	r.blocked++
 	r.changed()
+	releaseSlot() // waiting on Python computes nothing (bigstack.go)
 	for !w.decided && !r.stopped() {
 		r.cond.Wait()
 	}
+	retakeSlot()
 	r.blocked--
 	delete(d.asks, id)
 	delete(r.handed, id)
@@ -145,9 +147,11 @@ func (d *durableRun) pause(id int64, method string, params json.RawMessage) erro
 	blockedAt := time.Now()
 	r.blocked++
 	r.changed()
+	releaseSlot()
 	for len(r.owner) > 0 && !r.stopped() {
 		r.cond.Wait()
 	}
+	retakeSlot()
 	r.blocked--
 	stopped := r.stopped()
 	var unreceived [][]byte

@@ -16,6 +16,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "_cgo_export.h"
 
@@ -132,4 +135,13 @@ void amla_stack_touch(size_t bytes) {
 	volatile char *buf = __builtin_alloca(bytes);
 	for (size_t i = 0; i < bytes; i += 4096)
 		buf[i] = 1;
+}
+
+// amla_malloc_trim returns the C heap's free memory to the kernel, in all
+// of glibc's arenas (which otherwise keep what was freed for reuse, one
+// arena per thread that allocated). Elsewhere it does nothing.
+void amla_malloc_trim(void) {
+#if defined(__GLIBC__)
+	malloc_trim(0);
+#endif
 }

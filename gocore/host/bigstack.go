@@ -57,9 +57,10 @@ type bigWorker struct {
 const DefaultMaxWorkers = 32
 
 // idleTrimAfter is how long a worker waits for a job before it gives back
-// all but stackIdleKeep of its stack.
+// all but stackIdleKeep of its stack: the time an idle sandbox keeps its
+// spare (idlespares.go).
 const (
-	idleTrimAfter = 30 * time.Second
+	idleTrimAfter = DefaultSpareIdle
 	stackIdleKeep = 64 << 10
 )
 
@@ -68,12 +69,22 @@ var (
 	// idleMu also guards the counts and the queue below.
 	idleMu      sync.Mutex
 	idleWorkers []*bigWorker
-	// workers is how many worker threads exist; a run starts a new one
-	// only below maxWorkers, and otherwise waits in queued for a worker
-	// to finish. A nested process never waits (its parent holds a worker
-	// while it runs, so waiting could deadlock): it may go past the bound,
-	// by at most MaxNesting threads per run.
+	// workers is how many worker threads exist. computing is how many
+	// slots are held: a run's job holds one while it runs, except while
+	// its guest waits for Python (a tool's answer, an approval:
+	// releaseSlot), which computes nothing; a child process holds its
+	// parent's (onBigStack). A run starts only while computing is below
+	// maxWorkers, on an idle worker or else a new thread, and otherwise
+	// waits in queued; a slot given up goes to the first queued run at
+	// once. So a run blocked on a tool whose handler runs another script
+	// never keeps that script from starting, and the threads in use are
+	// bounded by maxWorkers plus the runs waiting on Python, each with at
+	// most MaxNesting children. A nested process never waits in the queue
+	// (its parent waits for it, which could deadlock), and a job whose
+	// answer came takes its slot back without waiting, which may take
+	// computing past the bound for a while.
 	workers    int
+	computing  int
 	maxWorkers = DefaultMaxWorkers
 	queued     []bigJob
 	// startingWorkers are the workers of threads being started, by id,
@@ -89,7 +100,8 @@ var (
 // once died of SIGSEGV while idle workers were ending. So they are bounded
 // instead (maxWorkers, with runs beyond it queued), and an idle worker costs
 // its thread and the committed top of its stack: stackKeep, and
-// stackIdleKeep once it has been idle for idleTrimAfter.
+// stackIdleKeep once it has been idle for idleTrimAfter. (Threads past
+// maxWorkers exist only while more runs than that wait on Python at once.)
 //
 //export amlaBigStackWorker
 func amlaBigStackWorker(id C.uint64_t) {
@@ -104,9 +116,11 @@ func amlaBigStackWorker(id C.uint64_t) {
 		// follow-up once its result is out) and waits for it. A run
 		// waiting for a worker is that next job.
 		idleMu.Lock()
-		if len(queued) > 0 {
+		computing--
+		if len(queued) > 0 && computing < maxWorkers {
 			next := queued[0]
 			queued = queued[1:]
+			computing++
 			w.job.Store(&next)
 		} else {
 			idleWorkers = append(idleWorkers, w)
@@ -204,35 +218,64 @@ func (b *spinBudget) stop() { b.n.Add(-1) }
 // processor nobody spins.
 var spinners = spinBudget{max: -1}
 
-// SetMaxWorkers bounds the worker threads runs start on (n >= 1). Threads
-// are never ended, so lowering the bound stops new ones, nothing more.
+// SetMaxWorkers bounds the runs computing at once, and with them the
+// worker threads (n >= 1; see computing). Threads are never ended, so
+// lowering the bound stops new ones, nothing more.
 func SetMaxWorkers(n int) {
 	idleMu.Lock()
 	maxWorkers = max(n, 1)
 	idleMu.Unlock()
+	startQueued()
 }
 
 // goOnBigStack starts f on a worker thread with a stack of threadStack
 // bytes and returns: the worker that became idle last takes it, or a new
-// one is started, or with maxWorkers busy f waits for the first to finish.
-// A run's own goroutine starts this way (Sandbox.Start).
-func goOnBigStack(f bigJob) error { return dispatch(f, false) }
+// one is started, or with maxWorkers jobs computing f waits for the first
+// slot to be released (queued is then true). A run's own goroutine starts
+// this way (Sandbox.Start).
+func goOnBigStack(f bigJob) (queued bool, err error) { return dispatch(f, false) }
 
-// dispatch hands f to a worker; nested jobs never wait in the queue.
-func dispatch(f bigJob, nested bool) error {
+// dispatch hands f to a worker. A nested job never waits in the queue,
+// and holds its caller's slot rather than one of its own (the caller
+// waits for it: onBigStack).
+func dispatch(f bigJob, nested bool) (bool, error) {
 	idleMu.Lock()
-	var w *bigWorker
-	if n := len(idleWorkers); n > 0 {
-		w = idleWorkers[n-1]
-		idleWorkers = idleWorkers[:n-1]
-	} else if !nested && workers >= maxWorkers {
-		queued = append(queued, f)
-		idleMu.Unlock()
-		return nil
-	} else {
-		workers++
+	if !nested {
+		if computing >= maxWorkers {
+			queued = append(queued, f)
+			idleMu.Unlock()
+			return true, nil
+		}
+		computing++
 	}
+	w := takeWorkerLocked()
 	idleMu.Unlock()
+	if err := startJob(w, f); err != nil {
+		if !nested {
+			idleMu.Lock()
+			computing--
+			idleMu.Unlock()
+		}
+		return false, err
+	}
+	return false, nil
+}
+
+// takeWorkerLocked returns the worker that became idle last, or nil after
+// counting a thread to be started for the job. idleMu must be held.
+func takeWorkerLocked() *bigWorker {
+	if n := len(idleWorkers); n > 0 {
+		w := idleWorkers[n-1]
+		idleWorkers = idleWorkers[:n-1]
+		return w
+	}
+	workers++
+	return nil
+}
+
+// startJob gives f to w, or with w nil to a new thread (counted already
+// in workers, and uncounted again when it cannot be started).
+func startJob(w *bigWorker, f bigJob) error {
 	if w != nil {
 		w.job.Store(&f)
 		select {
@@ -260,13 +303,65 @@ func dispatch(f bigJob, nested bool) error {
 	return nil
 }
 
+// releaseSlot is called by a job that stops computing to wait for Python
+// (or for a child process) and will call retakeSlot when it goes on: the
+// first queued run, if any, starts in its place.
+func releaseSlot() {
+	idleMu.Lock()
+	computing--
+	idleMu.Unlock()
+	startQueued()
+}
+
+// startQueued starts queued runs while fewer than maxWorkers jobs compute.
+func startQueued() {
+	for {
+		idleMu.Lock()
+		if len(queued) == 0 || computing >= maxWorkers {
+			idleMu.Unlock()
+			return
+		}
+		f := queued[0]
+		queued = queued[1:]
+		computing++
+		w := takeWorkerLocked()
+		idleMu.Unlock()
+		if err := startJob(w, f); err != nil {
+			// No thread to be had: the run waits at the head of the queue
+			// for the next slot (its deadline still runs: Sandbox.start).
+			fmt.Fprintf(os.Stderr, "amla-sandbox: %v; the run waits for a worker\n", err)
+			idleMu.Lock()
+			computing--
+			queued = append([]bigJob{f}, queued...)
+			idleMu.Unlock()
+			return
+		}
+	}
+}
+
+// retakeSlot is called by a job that released its slot when it computes
+// again. It never waits (the job holds its thread already), so it may take
+// computing past maxWorkers for a while.
+func retakeSlot() {
+	idleMu.Lock()
+	computing++
+	idleMu.Unlock()
+}
+
 // onBigStack runs f on a worker thread of its own and returns when f has
 // returned; a panic in f is raised again here. A nested process starts
-// this way, from its parent's thread (proc.spawn).
+// this way, from its parent's thread (proc.spawn): the child holds its
+// parent's slot while the parent waits, so a run with its children counts
+// once, and a child waiting on Python leaves the slot as a run does.
 func onBigStack(f func()) error {
 	done := make(chan any, 1)
-	err := dispatch(func() func() {
-		defer func() { done <- recover() }()
+	_, err := dispatch(func() func() {
+		defer func() {
+			// The caller's slot, which this job held, is the caller's
+			// again before the worker gives up this job's.
+			retakeSlot()
+			done <- recover()
+		}()
 		f()
 		return nil
 	}, true)

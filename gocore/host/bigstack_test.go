@@ -1,10 +1,14 @@
 package host
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"amlasandbox/gocore/wire"
 )
 
 func TestOnBigStack(t *testing.T) {
@@ -124,7 +128,7 @@ func TestOnBigStack(t *testing.T) {
 			idleBefore := len(idleWorkers)
 			idleMu.Unlock()
 			firstDone := make(chan uintptr, 1)
-			if err := goOnBigStack(func() func() {
+			if _, err := goOnBigStack(func() func() {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
 				note("job 1")
@@ -151,7 +155,7 @@ func TestOnBigStack(t *testing.T) {
 			// The worker is idle (its follow-up still running): it takes
 			// the next job, once the follow-up has returned.
 			secondDone := make(chan uintptr, 1)
-			if err := goOnBigStack(func() func() {
+			if _, err := goOnBigStack(func() func() {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
 				note("job 2")
@@ -268,4 +272,93 @@ func TestWorkersAreBounded(t *testing.T) {
 	if got > base+1+runs/2 {
 		t.Fatalf("%d worker threads after %d concurrent runs (had %d, bound %d)", got, runs, base, base+1)
 	}
+}
+
+// TestRunsWaitingOnPythonLeaveTheirSlots: runs blocked on a tool whose
+// handler runs a script in another sandbox (from the script's own process
+// or a child's) do not hold the slots that script needs: every slot is
+// taken by such a run here, and the scripts still run. A run waiting for
+// a slot ends at its deadline, counted from its Start, or when cancelled.
+func TestRunsWaitingOnPythonLeaveTheirSlots(t *testing.T) {
+	idleMu.Lock()
+	base := computing
+	idleMu.Unlock()
+	const runs = 3
+	SetMaxWorkers(base + runs)
+	defer SetMaxWorkers(DefaultMaxWorkers)
+	outer := make([]*Sandbox, runs)
+	inner := make([]*Sandbox, runs)
+	for i := range outer {
+		outer[i] = newTestSandbox(t, Limits{Timeout: 5 * time.Second}, nil)
+		inner[i] = newTestSandbox(t, Limits{Timeout: 5 * time.Second}, nil)
+	}
+	var allBlocked sync.WaitGroup
+	allBlocked.Add(runs)
+	results := make([]chan wire.Result, runs)
+	for i := range outer {
+		results[i] = make(chan wire.Result, 1)
+		code := `call mcp:nested {}`
+		if i%2 == 1 {
+			code = `spawn call mcp:nested {}` // a child process waits on Python
+		}
+		r, err := outer[i].Start("shell", code, "", false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func(i int, r *Run) {
+			results[i] <- drive(t, r, func(wire.Event) (string, error) {
+				allBlocked.Done()
+				allBlocked.Wait() // every slot is held by a run waiting here
+				in, err := inner[i].Start("shell", "echo inner", "", false, false)
+				if err != nil {
+					return "", err
+				}
+				res := in.Result()
+				if res.Stdout != "inner\n" {
+					return "", fmt.Errorf("inner run: %+v", res)
+				}
+				return `"nested ok"`, nil
+			})
+		}(i, r)
+	}
+	for i := range outer {
+		select {
+		case res := <-results[i]:
+			if res.ErrorKind != "" || !strings.Contains(res.Stdout, "nested ok") {
+				t.Fatalf("run %d: %+v", i, res)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("run %d did not finish: runs waiting on Python hold the slots their handlers' scripts need", i)
+		}
+	}
+
+	// With every slot computing, a queued run ends at its deadline, counted
+	// from its Start, although no worker ever took it.
+	SetMaxWorkers(base + 1)
+	busy := newTestSandbox(t, Limits{Timeout: 2 * time.Second}, nil)
+	spin, err := busy.Start("shell", "spin", "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiter := newTestSandbox(t, Limits{Timeout: 200 * time.Millisecond}, nil)
+	started := time.Now()
+	w, err := waiter.Start("shell", "echo never", "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := w.Result()
+	if took := time.Since(started); res.ErrorKind != wire.ErrKindTimeout || took > time.Second {
+		t.Fatalf("queued run: %+v after %v, want a timeout after 200ms", res, took)
+	}
+	// Cancel ends a queued run at once.
+	other, err := newTestSandbox(t, Limits{}, nil).Start("shell", "echo never", "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Cancel()
+	if res := other.Result(); res.ErrorKind != wire.ErrKindCancelled {
+		t.Fatalf("cancelled queued run: %+v", res)
+	}
+	spin.Cancel()
+	spin.WaitDone()
 }

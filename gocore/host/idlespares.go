@@ -11,9 +11,22 @@ package host
 // the sandbox one instance made when it next runs (about 80 µs), nothing
 // else. A sandbox in active use keeps its spare: each run puts it last in
 // line to be released.
+//
+// A goroutine (the janitor) releases idle spares at their time, whether
+// or not anything else runs in the process: it sleeps until the oldest
+// spare has been idle for spareIdle (and a little more, so that spares
+// made together go together), releases it, and after releasing any hands
+// the memory they freed back to the system (the C heap's free pages,
+// which the allocator would otherwise keep, and the Go heap's garbage).
+
+/*
+extern void amla_malloc_trim(void);
+*/
+import "C"
 
 import (
 	"container/list"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -103,43 +116,98 @@ func trimSparesLocked(now time.Time) []*Sandbox {
 	return out
 }
 
-// releaseSpares closes the spares of victims. A sandbox busy with its
-// spare (a run taking it, or the reset making it) is skipped: it will be
-// back in the line, or has no spare, when that is done.
-func releaseSpares(victims []*Sandbox) {
+// releaseSpares closes the spares of victims and reports whether it
+// closed any. A sandbox busy with its spare (a run taking it, the reset
+// making it, a run ending without one) is put back at the front of the
+// line, for the janitor's next look.
+func releaseSpares(victims []*Sandbox) (released bool) {
+	var busy []*Sandbox
 	for _, s := range victims {
 		if !s.spareMu.TryLock() {
+			busy = append(busy, s)
 			continue
 		}
 		spares.mu.Lock()
 		noted := s.spareElem != nil // its spare was made again meanwhile
 		spares.mu.Unlock()
-		if !noted {
+		if !noted && s.spare != nil {
 			s.spare.close()
 			s.spare = nil
+			released = true
 		}
 		s.spareMu.Unlock()
 	}
+	if len(busy) > 0 {
+		spares.mu.Lock()
+		for i := len(busy) - 1; i >= 0; i-- {
+			if s := busy[i]; s.spareElem == nil && !s.isClosed() {
+				s.spareElem = spares.lru.PushFront(s)
+			}
+		}
+		spares.mu.Unlock()
+	}
+	return released
 }
 
-// releaseIdleSpares runs while any sandbox holds a spare, releasing those
-// unused for the idle time.
+// spareSlack is how much later than the idle time the janitor looks, so
+// that spares idle within this much of each other are released together.
+func spareSlack(idle time.Duration) time.Duration {
+	return min(max(idle/100, time.Millisecond), 100*time.Millisecond)
+}
+
+// trimEvery bounds how often the janitor gives freed memory back to the
+// system (trimProcessMemory: a collection of the Go heap among others).
+const trimEvery = time.Second
+
+// releaseIdleSpares runs while any sandbox holds a spare (or memory freed
+// by released ones is still to be given back), releasing each spare once
+// it has been unused for the idle time.
 func releaseIdleSpares() {
+	var lastTrim time.Time
+	toTrim := false
 	for {
 		spares.mu.Lock()
-		idle := spares.idle
-		if spares.lru.Len() == 0 {
+		if spares.lru.Len() == 0 && !toTrim {
 			spares.janitor = false
 			spares.mu.Unlock()
 			return
 		}
+		due := time.Now().Add(time.Hour)
+		switch {
+		case spares.lru.Len() > spares.max:
+			due = time.Now() // a sandbox over the bound was busy when trimmed
+		case spares.lru.Len() > 0:
+			idle := spares.idle
+			due = spares.lru.Front().Value.(*Sandbox).spareAt.Add(idle + spareSlack(idle))
+		}
+		if next := lastTrim.Add(trimEvery); toTrim && next.Before(due) {
+			due = next
+		}
 		spares.mu.Unlock()
-		t := time.NewTimer(max(idle/4, 10*time.Millisecond))
+		// At least a moment between looks: a sandbox busy with its spare
+		// is back at the front of the line at once.
+		t := time.NewTimer(max(time.Until(due), 10*time.Millisecond))
 		select {
 		case <-t.C:
 		case <-spares.wake:
 			t.Stop()
 		}
-		releaseSpares(trimSpares(time.Now()))
+		if releaseSpares(trimSpares(time.Now())) {
+			toTrim = true
+		}
+		if toTrim && time.Since(lastTrim) >= trimEvery {
+			trimProcessMemory()
+			lastTrim, toTrim = time.Now(), false
+		}
 	}
+}
+
+// trimProcessMemory gives the system back the memory released spares
+// freed: the C heap's free pages (wasmtime's allocations, which glibc
+// keeps for reuse otherwise) and the Go heap's (after a collection, which
+// an idle process would not otherwise run). The janitor calls it, off
+// every run's path, at most once per trimEvery.
+func trimProcessMemory() {
+	C.amla_malloc_trim()
+	debug.FreeOSMemory()
 }

@@ -593,10 +593,20 @@ func (p *proc) wait(timeoutMS int64) (int32, error) {
 	blockedAt := time.Now()
 	r.blocked++
 	r.changed()
+	released := false
 	for len(p.answers) == 0 && !r.stopped() {
+		if !released {
+			// Waiting on Python computes nothing: another run may start
+			// meanwhile (bigstack.go), such as one the tool's handler runs.
+			released = true
+			releaseSlot()
+		}
 		if !r.waitUntil(until) {
 			break
 		}
+	}
+	if released {
+		retakeSlot()
 	}
 	r.blocked--
 	r.ctl.extend(time.Since(blockedAt))

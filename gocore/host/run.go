@@ -24,8 +24,12 @@ type Run struct {
 	sb     *Sandbox
 	stream bool
 	ctl    *deadline
-	begun  time.Time
+	begun  time.Time // when Start was called: the deadline runs from here
 	input  wire.Input
+	// launched is set by whichever comes first: a worker starting the run
+	// (execute), or the run ending while it still waited for one
+	// (endWaiting); the other then does nothing.
+	launched atomic.Bool
 
 	mu         sync.Mutex
 	cond       *sync.Cond
@@ -61,6 +65,9 @@ type Run struct {
 	// dur is the run's journal and approval state (journal_run.go); nil
 	// for a plain run.
 	dur *durableRun
+	// waitTimer ends the run at its deadline while it waits for a worker
+	// (Sandbox.start); guarded by mu.
+	waitTimer *time.Timer
 }
 
 func newRun(s *Sandbox, in wire.Input, stream bool) *Run {
@@ -84,8 +91,10 @@ func newRun(s *Sandbox, in wire.Input, stream bool) *Run {
 // it is the run's own goroutine. It returns what is left to do once the
 // result is out: preparing the sandbox's next instance.
 func (r *Run) execute() (after func()) {
-	r.begun = time.Now()
-	r.ctl.setIn(r.sb.cfg.Limits.Timeout)
+	if !r.launched.CompareAndSwap(false, true) {
+		return nil // it ended while it waited for a worker (endWaiting)
+	}
+	r.stopWaitTimer()
 	var res wire.Result
 	var used *instance
 	func() {
@@ -103,6 +112,38 @@ func (r *Run) execute() (after func()) {
 		used = end.inst
 	}()
 	checked := r.checkDisk(&res)
+	return r.publish(res, used, checked)
+}
+
+// endWaiting ends a run that was cancelled, or whose deadline passed,
+// while it waited for a worker thread (bigstack.go): its result is out
+// at once, and the worker that would have run it finds it ended. It does
+// nothing once a worker has started the run.
+func (r *Run) endWaiting() {
+	if !r.launched.CompareAndSwap(false, true) {
+		return
+	}
+	r.stopWaitTimer()
+	r.ctl.stop(stopTimeout) // unless cancelled first
+	res := r.classify(newProc(r, nil, nil), errStopped, "", r.sb.cfg.Limits.MemoryLimit)
+	// No guest ran: the sandbox's spare and files are as they were.
+	r.publish(res, nil, true)()
+}
+
+func (r *Run) stopWaitTimer() {
+	r.mu.Lock()
+	if r.waitTimer != nil {
+		r.waitTimer.Stop()
+		r.waitTimer = nil
+	}
+	r.mu.Unlock()
+}
+
+// publish makes res the run's result and wakes its waiters. It returns
+// what is left to do once the result is out: preparing the sandbox's next
+// instance from used (nil: none was used), and measuring the files when
+// checkDisk did not.
+func (r *Run) publish(res wire.Result, used *instance, checked bool) (after func()) {
 	res.PeakMemoryBytes = max(res.PeakMemoryBytes, r.peakTree.Load())
 	res.DurationMS = float64(time.Since(r.begun).Microseconds()) / 1000
 	// From before the result is out until the spare is ready (after): the
@@ -380,10 +421,14 @@ func (r *Run) record(id int64, a wire.ToolAnswer) {
 }
 
 // Cancel stops the run: a computing guest stops at its next epoch tick, a
-// blocked one as soon as it is woken (now). Safe to call at any time.
+// blocked one as soon as it is woken (now), and one still waiting for a
+// worker ends here. Safe to call at any time.
 func (r *Run) Cancel() {
 	r.ctl.stop(stopCancel)
 	r.broadcast()
+	if !r.launched.Load() {
+		r.endWaiting()
+	}
 }
 
 // Finished reports whether the run has ended.

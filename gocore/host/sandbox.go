@@ -226,11 +226,22 @@ func (s *Sandbox) start(in wire.Input, stream bool, begin func(*Run) error) (*Ru
 	}
 	prev := s.active
 	s.active = r
+	// The deadline runs from now, also while the run waits for a worker.
+	r.begun = time.Now()
+	r.ctl.setIn(s.cfg.Limits.Timeout)
 	// The run's goroutine starts on a thread sized for a guest's stack
 	// (bigstack.go); runProc counts on it for the top-level process.
-	if err := goOnBigStack(r.execute); err != nil {
+	queued, err := goOnBigStack(r.execute)
+	if err != nil {
 		s.active = prev
 		return nil, fmt.Errorf("start: %w", err)
+	}
+	if queued {
+		r.mu.Lock()
+		if !r.launched.Load() {
+			r.waitTimer = time.AfterFunc(r.ctl.remaining(), r.endWaiting)
+		}
+		r.mu.Unlock()
 	}
 	return r, nil
 }
