@@ -1112,11 +1112,15 @@
       }
       // #sorted is the sort-and-combine list iteration yields.
       #sorted() {
-        const names = [...new SetCtor(this.#list.map(([k]) => k))].sort();
+        const byName = new MapCtor();
+        for (const [k, v] of this.#list) {
+          const vs = byName.get(k);
+          if (vs === undefined) byName.set(k, [v]); else vs.push(v);
+        }
         const out = [];
-        for (const n of names) {
-          if (n === 'set-cookie') for (const v of this.getSetCookie()) out.push([n, v]);
-          else out.push([n, this.get(n)]);
+        for (const n of ArrayFrom(byName.keys()).sort()) {
+          if (n === 'set-cookie') for (const v of byName.get(n)) out.push([n, v]);
+          else out.push([n, byName.get(n).join(', ')]);
         }
         return out;
       }
