@@ -439,3 +439,12 @@ def test_a_tool_named_fetch_replaces_the_global():
     tool = create_sandbox_tool(tools=[fetch])
     out = tool.run("const r = await fetch({url: 'https://x/'}); return [r, typeof Request, typeof URL]", language="javascript")
     assert json.loads(out) == [{"fetched": "https://x/"}, "function", "function"]
+
+
+def test_non_ascii_hosts_become_punycode_as_in_node(sb: Sandbox):
+    hosts = ["münchen.de", "ÉXAMPLE.com", "例え.テスト", "bücher。de", "ＡＢＣ.com", "straße.de", "россия.рф", "😀.com"]
+    got = run(sb, f"return {json.dumps(hosts)}.map((h) => new URL('http://' + h + '/').host)")
+    assert got == [
+        "xn--mnchen-3ya.de", "xn--xample-9ua.com", "xn--r8jz45g.xn--zckzah", "xn--bcher-kva.de", "abc.com",
+        "xn--strae-oqa.de", "xn--h1alffa9f.xn--p1ai", "xn--e28h.com",
+    ]

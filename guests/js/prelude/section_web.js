@@ -1408,9 +1408,10 @@
     // a promise of the whole response out ({ status, statusText, headers:
     // [[name, value]], body: Uint8Array | string | null }); redirects come
     // back as responses. The host applies the sandbox's network policy.
-    // The sandbox has no network policy yet (issue 26), so every request
-    // is refused here; the wiring of the host call replaces this body.
-    // Until then the redirect handling in fetchHTTP is untested.
+    // Sandboxes have no network policy yet (issue 26), so every request is
+    // refused here; wiring the host call replaces this body and nothing
+    // else. No test reaches fetchHTTP's redirect handling before that: its
+    // tests belong with the host call.
     function http(request) {
       return PromiseReject(new ErrorCtor(
         'the sandbox has no network policy (it was created without network=), so scripts cannot make HTTP ' +
