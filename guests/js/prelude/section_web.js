@@ -1404,10 +1404,13 @@
     // ---------------------------------------------------------------
 
     // http makes one HTTP request through the host: the whole request in
-    // ({ method, url, headers: [[name, value]], body: Uint8Array | null }),
-    // a promise of the whole response out ({ status, statusText, headers:
-    // [[name, value]], body: Uint8Array | string | null }); redirects come
-    // back as responses. The host applies the sandbox's network policy.
+    // ({ method, url, headers: [[name, value]], body: Uint8Array | null },
+    // wire.HTTPRequest's fields), a promise of the whole response out
+    // ({ status, status_text, headers: [[name, value]], body: Uint8Array |
+    // string | null }, wire.HTTPResponse's), or a rejection with an Error
+    // whose message says why (wire.HTTPRefusal's message; fetch reports it
+    // as the cause of "fetch failed"). A redirect comes back as a response:
+    // fetchHTTP follows it, and each hop is a new call the host checks.
     // Sandboxes have no network policy yet (issue 26), so every request is
     // refused here; wiring the host call replaces this body and nothing
     // else. No test reaches fetchHTTP's redirect handling before that: its
@@ -1497,8 +1500,11 @@
           throw fetchFailed(e);
         }
         if (isAborted()) return null;
+        const status = answer && answer.status;
+        if (!Number.isInteger(status) || status < 200 || status > 599) {
+          throw fetchFailed(new TypeError('the host answered with an invalid status: ' + formatArg(status)));
+        }
         const rh = new Headers(answer.headers || []);
-        const status = answer.status;
         const location = rh.get('location');
         if (REDIRECT_STATUS.includes(status) && location !== null && st.redirect !== 'manual') {
           if (st.redirect === 'error') throw fetchFailed(new TypeError('unexpected redirect'));
@@ -1521,7 +1527,7 @@
         const bytes = method === 'HEAD' || NULL_BODY_STATUS.includes(status) ? null : answerBytes(answer.body);
         headersGuard(rh, 'immutable');
         return makeResponse({
-          status, statusText: String(answer.statusText ?? ''), headers: rh, url: serializeURL(url, true),
+          status, statusText: String(answer.status_text ?? ''), headers: rh, url: serializeURL(url, true),
           redirected, type: 'basic', immutable: true,
         }, bytes);
       }
