@@ -797,17 +797,23 @@
           if (c === ']') brackets = false;
           if (c === ':' && !brackets && colon < 0) colon = end;
         }
+        if (u.scheme === 'file') {
+          // A file URL's host has no port: a colon makes it invalid.
+          let h = s.slice(0, end) === '' ? '' : parseHost(s.slice(0, end), false);
+          if (h === null) return;
+          u.host = h === 'localhost' ? '' : h;
+          return;
+        }
         if (colon >= 0 && !withPort) return;
         const hostText = s.slice(0, colon >= 0 ? colon : end);
         if (hostText === '') {
           if (special) return;
           if (u.username !== '' || u.password !== '' || u.port !== null) return;
         }
-        let h = hostText === '' ? '' : parseHost(hostText, !special);
+        const h = hostText === '' ? '' : parseHost(hostText, !special);
         if (h === null) return;
-        if (u.scheme === 'file' && h === 'localhost') h = '';
         u.host = h;
-        if (colon >= 0 && u.scheme !== 'file') {
+        if (colon >= 0) {
           const digits = /^[0-9]*/.exec(s.slice(colon + 1, end))[0];
           if (digits !== '') {
             const port = parseInt(digits, 10);
