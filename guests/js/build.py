@@ -57,7 +57,7 @@ PYPI_URL = os.environ.get("AMLA_PYPI_URL", "https://pypi.org")
 # everything else whose change must rebuild the module.
 DRIVER_SOURCES = ("driver.c", "fs.c", "text.c", "random.c", "json.c", "hash.c", "modules.c")
 PRELUDE_MAIN = "prelude/prelude.js"
-PRELUDE_SECTIONS = ("fs", "text", "node", "locale", "tools")
+PRELUDE_SECTIONS = ("fs", "text", "node", "locale", "tools", "web")
 SECTIONS_MARKER = "/*@@SECTIONS@@*/"
 
 # The C stack (linear memory) QuickJS recurses on, and the part of it

@@ -642,8 +642,7 @@
 
   // ---------------------------------------------------------------------
   // A little of Node's environment that scripts reach for: process, path,
-  // require for the modules that exist here, crypto, and a fetch that
-  // explains there is no network (section_node.js).
+  // require for the modules that exist here and crypto (section_node.js).
   // ---------------------------------------------------------------------
 
   const getToolsSection = once(() => section_tools());
@@ -658,9 +657,8 @@
     e.code = 'MODULE_NOT_FOUND';
     throw e;
   });
-  const fetch = named('fetch', async function () {
-    throw new TypeError('fetch is not available: the sandbox has no network access; use the tools it provides (listTools())');
-  });
+  // URL, Headers, fetch and the rest of the web platform (section_web.js).
+  const getWeb = once(() => section_web());
 
   /*@@SECTIONS@@*/
 
@@ -672,7 +670,7 @@
     console, shell, listTools, getToolInfo, callTool, __tools__,
     setTimeout, setInterval, setImmediate, clearTimeout: named('clearTimeout', clearTimer),
     clearInterval: named('clearInterval', clearTimer), clearImmediate: named('clearImmediate', clearTimer),
-    require, fetch,
+    require,
   };
   for (const name of ObjectKeys(globals)) define(G, name, globals[name]);
   lazy(G, 'fs', getFs);
@@ -682,6 +680,9 @@
   lazy(G, 'Buffer', () => getText().Buffer);
   lazy(G, 'process', () => getNode().process);
   lazy(G, 'crypto', () => getNode().crypto);
+  for (const name of ['URL', 'URLSearchParams', 'Event', 'EventTarget', 'AbortController', 'AbortSignal', 'Headers', 'Request', 'Response', 'fetch']) {
+    lazy(G, name, () => getWeb()[name]);
+  }
   if (G.global === undefined) define(G, 'global', G);
 
   // ---------------------------------------------------------------------
