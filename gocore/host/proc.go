@@ -481,8 +481,7 @@ func (p *proc) write(fd int, b []byte) {
 // the processes above it and the requests already waiting.
 func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	r := p.run
-	var req wire.ToolRequest
-	decodeErr := json.Unmarshal(raw, &req)
+	req, methodErr, decodeErr := decodeRequest(raw)
 	if decodeErr == nil && len(req.Params) == 0 {
 		req.Params = json.RawMessage("{}")
 	}
@@ -507,8 +506,14 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	if decodeErr != nil {
 		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: "+decodeErr.Error())
 	}
+	if methodErr != nil {
+		return refuse(wire.CodeInvalidRequest, methodErr.Error())
+	}
 	if err := checkPayload([]byte(strconv.Quote(req.Method))); err != nil || strings.ContainsRune(req.Method, 0) {
 		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: the tool name is not text Python can take")
+	}
+	if err := r.sb.checkMethod(req.Method); err != nil {
+		return refuse(wire.CodeInvalidRequest, err.Error())
 	}
 	if err := checkPayload(req.Params); err != nil {
 		return refuse(wire.CodeInvalidRequest, err.Error())

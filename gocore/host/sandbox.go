@@ -94,6 +94,8 @@ type Sandbox struct {
 	cfg   Config
 	base  string // host-only directory holding root/ and run scratch files
 	disk  *diskQuota
+	// methods are the methods a script may call (toolnames.go).
+	methods map[string]bool
 
 	mu     sync.Mutex
 	active *Run
@@ -132,7 +134,7 @@ func NewSandbox(guest *GuestModule, cfg Config) (*Sandbox, error) {
 			return nil, fmt.Errorf("new sandbox: creating %s: %w", d, err)
 		}
 	}
-	sb := &Sandbox{guest: guest, cfg: cfg, base: base}
+	sb := &Sandbox{guest: guest, cfg: cfg, base: base, methods: toolMethods(cfg.Tools)}
 	sb.disk = &diskQuota{root: sb.Root(), limit: cfg.Limits.DiskQuota}
 	return sb, nil
 }
