@@ -529,16 +529,17 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	size := int64(len(req.Params))
+	size := requestCharge(req.Params)
 	held := memory
 	if p.parent != nil {
 		held += p.parent.treeHeld()
 	}
 	if limit := r.sb.cfg.Limits.MemoryLimit; held+r.outstanding+size > limit {
 		r.answerNow(p, id, req.Method, req.Params, wire.ToolAnswer{ID: id, Code: wire.CodeInvalidRequest,
-			Error: fmt.Sprintf("Tool request refused: its params (%d bytes), the params of the %d tool calls still waiting for answers (%d bytes) "+
+			Error: fmt.Sprintf("Tool request refused: its params (%d bytes of JSON, %d bytes of host memory while it waits), "+
+				"the %d tool calls still waiting for answers (%d bytes) "+
 				"and the script's memory (%d bytes) would exceed memory_limit=%d; await earlier calls before making more",
-				size, len(r.reqBytes), r.outstanding, held, limit)})
+				len(req.Params), size, len(r.reqBytes), r.outstanding, held, limit)})
 		return id, nil
 	}
 	r.outstanding += size
