@@ -3,6 +3,8 @@ package host
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"amlasandbox/gocore/wire"
@@ -81,4 +83,37 @@ func (s *Sandbox) checkMethod(method string) error {
 		return nil
 	}
 	return fmt.Errorf("Unknown tool: %s is not one of this sandbox's tools", strconv.Quote(method))
+}
+
+// ToolInfoMount is where every guest process sees the sandbox's tool
+// files, read-only: one file per tool, its whole wire.ToolInfo as JSON,
+// named by the tool's place in Config.Tools. It is the sandbox's first
+// mount, so its WASI descriptor is wire.ToolInfoFD.
+const ToolInfoMount = wire.ToolInfoMount
+
+// guestToolList writes one file per tool into dir and returns the list a
+// run's Input carries: each tool's name and method, and the guest path of
+// its file. A run's input then grows with the number of tools, not with
+// the size of their descriptions and schemas, which a guest reads only
+// when a script asks for them.
+func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
+	if len(tools) == 0 {
+		return tools, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("tool files: %w", err)
+	}
+	out := make([]wire.ToolInfo, len(tools))
+	for i, t := range tools {
+		b, err := json.Marshal(t)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		name := strconv.Itoa(i) + ".json"
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			return nil, fmt.Errorf("tool files: %w", err)
+		}
+		out[i] = wire.ToolInfo{Name: t.Name, Method: t.Method, Info: ToolInfoMount + "/" + name}
+	}
+	return out, nil
 }

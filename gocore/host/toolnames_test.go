@@ -1,6 +1,10 @@
 package host
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,5 +69,39 @@ func TestUnknownMethodNeverReachesHandler(t *testing.T) {
 	}
 	if seen != 2 {
 		t.Errorf("the handler saw %d requests, want 2", seen)
+	}
+}
+
+// A run's input names the tools; each one's description and schema are in
+// its file, which the guest reads on demand.
+func TestGuestToolList(t *testing.T) {
+	dir := t.TempDir()
+	tools := []wire.ToolInfo{
+		{Name: "a", Description: strings.Repeat("long ", 1000), InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "b.c", Method: "mcp:srv/c"},
+	}
+	got, err := guestToolList(dir, tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range got {
+		if g.Name != tools[i].Name || g.Method != tools[i].Method || g.Description != "" || g.InputSchema != nil {
+			t.Errorf("tool %d in the input: %+v", i, g)
+		}
+		if g.Info != ToolInfoMount+"/"+strconv.Itoa(i)+".json" {
+			t.Errorf("tool %d: info %q", i, g.Info)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var full wire.ToolInfo
+		if err := json.Unmarshal(b, &full); err != nil || full.Description != tools[i].Description ||
+			string(full.InputSchema) != string(tools[i].InputSchema) || full.Method != tools[i].Method {
+			t.Errorf("tool %d's file: %s (%v)", i, b, err)
+		}
+	}
+	if got, err := guestToolList(filepath.Join(dir, "none"), nil); err != nil || got != nil {
+		t.Errorf("no tools: %v, %v", got, err)
 	}
 }
