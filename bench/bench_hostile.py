@@ -237,6 +237,35 @@ code = ("const s = 'x'.repeat(6e6); const rs = await Promise.allSettled(Array.fr
         "console.log(rs.filter(r => r.status == 'fulfilled').length + ' granted')")
 measure(lambda: asyncio.run(sb.execute_async(code)))
 """),
+    Attack("40 un-awaited tool calls of 8 MB params (async handler, 0.5 s each)", "waiting params charged as the host holds them", """
+async def slow(method, params):
+    await asyncio.sleep(0.5)
+    return 1
+sb = Sandbox(tools=[tool("t", s="string")], tool_handler=slow, timeout=60, memory_limit=64 * MiB)
+warm(sb)
+code = ("const s = 'x'.repeat(8e6); let n = 0; const ps = []; "
+        "for (let i = 0; i < 40; i++) ps.push(t({s}).then(() => n++, () => {})); await Promise.all(ps); console.log(n + ' granted')")
+measure(lambda: asyncio.run(sb.execute_async(code)))
+"""),
+    Attack("40 tool calls each passing 200,000 empty dicts (600 KB of JSON, 14 MB in Python)", "waiting params charged as the host holds them", """
+async def slow(method, params):
+    await asyncio.sleep(0.5)
+    return 1
+sb = Sandbox(tools=[tool("t", s="string")], tool_handler=slow, timeout=60, memory_limit=64 * MiB)
+warm(sb)
+code = ("const d = JSON.parse('[' + Array(200000).fill('{}').join(',') + ']'); let n = 0; const ps = []; "
+        "for (let i = 0; i < 40; i++) ps.push(t({s: d}).then(() => n++, () => {})); await Promise.all(ps); console.log(n + ' granted')")
+measure(lambda: asyncio.run(sb.execute_async(code)))
+"""),
+    Attack("Python raw `_amla.submit` of \"admin\" and of a request with no method, under a `**` capability", "the host's tool-name rule", r"""
+seen = []
+sb = Sandbox(tools=[tool("echo", x="string")], tool_handler=lambda m, p: seen.append(m),
+             capabilities=[MethodCapability(method_pattern="**")], timeout=30)
+warm(sb)
+sb.execute("1", language="python")
+code = "import _amla, json\nfor r in [b'{\"method\":\"admin\"}', b'{\"params\":{}}']:\n    _amla.submit(r)\n    print(json.loads(bytes(_amla.wait(5000)).split(b'\\n')[0])['code'])"
+measure(lambda: sb.execute(code, language="python") + f"handler saw {len(seen)}")
+"""),
     Attack("60 tool calls in one run", "max_steps=50 (Runtime)", """
 from amla_sandbox.auth import EphemeralAuthority
 auth = EphemeralAuthority()

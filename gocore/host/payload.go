@@ -17,6 +17,113 @@ const (
 	paramsPreviewMax = 1024 // bytes of params kept in a run's record
 )
 
+// requestCharge is what a tool request waiting for its answer costs the
+// run against memory_limit: the host memory its params take. The host
+// holds them three times over: Go's copy (until Python takes the request),
+// the request event's JSON text handed to Python, and the value Python's
+// json module decodes from it, which the handler holds until it returns.
+// The decoded value can be far bigger than its JSON (a 3-byte "{}" is a
+// 64-byte dict, a 2-byte list element an 8-byte slot and a 28-byte int), so
+// it is estimated from the JSON's shape (pythonSize), not taken as its
+// length. params is valid JSON (checkPayload accepted it).
+func requestCharge(params json.RawMessage) int64 {
+	return 2*int64(len(params)) + pythonSize(params)
+}
+
+// What CPython (3.11 to 3.13, 64-bit) spends on a decoded JSON value,
+// rounded up: object headers with their GC header, a dict's entry (with
+// the slack of its table), a list's slot (with over-allocation), a str's
+// header. Empty strings and small ints are shared objects and cost only
+// their slot.
+const (
+	pyDictSize   = 144 // a dict with its first small table (an empty one is 64)
+	pyDictEntry  = 40  // per key: entry, index and table slack
+	pyListSize   = 72  // a list object
+	pyListSlot   = 16  // per element: pointer and over-allocation
+	pyStrSize    = 56  // a str object before its characters
+	pyNumberSize = 32  // an int or float; big ints add 4 bytes per 9 digits
+)
+
+// pythonSize estimates, from above, the bytes of the value Python decodes
+// from raw, a valid JSON text. Keys are charged like values, though json
+// shares repeated ones.
+func pythonSize(raw []byte) int64 {
+	var size int64
+	var inObject []bool // per open container: an object (true) or an array
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if len(inObject) > 0 && !inObject[len(inObject)-1] && (c == '{' || c == '[' || c == '"' || c == '-' ||
+			(c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+			size += pyListSlot
+		}
+		switch {
+		case c == '{':
+			size += pyDictSize
+			inObject = append(inObject, true)
+		case c == '[':
+			size += pyListSize
+			inObject = append(inObject, false)
+		case c == '}' || c == ']':
+			inObject = inObject[:len(inObject)-1]
+		case c == ':':
+			size += pyDictEntry
+		case c == '"':
+			end, chars, width := decodedString(raw, i)
+			if chars > 0 {
+				size += pyStrSize + chars*width
+			}
+			i = end
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i
+			for j < len(raw) && isNumberByte(raw[j]) {
+				j++
+			}
+			if j-i > 2 { // 0..99 and -9..-1 are cached ints
+				size += pyNumberSize + int64(j-i)/9*4
+			}
+			i = j - 1
+		case c == 't' || c == 'f' || c == 'n':
+			i += 3 // true, false and null are shared objects
+		}
+	}
+	return size
+}
+
+// decodedString reads the JSON string starting at raw[start] (valid JSON)
+// and returns the index of its closing quote, an upper bound on its
+// characters and the bytes per character CPython stores it with: 1 up to
+// U+00FF, 2 up to U+FFFF, 4 beyond (every character of a str takes the
+// width of its widest).
+func decodedString(raw []byte, start int) (end int, chars, width int64) {
+	width = 1
+	for i := start + 1; i < len(raw); i++ {
+		b := raw[i]
+		switch {
+		case b == '"':
+			return i, chars, width
+		case b == '\\':
+			if raw[i+1] == 'u' {
+				switch r := hex4(raw[i+2 : i+6]); {
+				case r >= 0xD800 && r <= 0xDBFF:
+					width = 4
+				case r >= 0x100:
+					width = max(width, 2)
+				}
+				i += 4
+			}
+			i++
+		case b >= 0xF0:
+			width = 4
+		case b >= 0xC4:
+			width = max(width, 2)
+		}
+		if b < 0x80 || b >= 0xC0 { // not a continuation byte: one character
+			chars++
+		}
+	}
+	return len(raw) - 1, chars, width
+}
+
 // payloadError is a refusal of a guest payload; its text is what the
 // script sees, after the reference's "Invalid payload JSON" prefix.
 type payloadError struct {

@@ -486,8 +486,7 @@ func (p *proc) write(fd int, b []byte) {
 // the processes above it and the requests already waiting.
 func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	r := p.run
-	var req wire.ToolRequest
-	decodeErr := json.Unmarshal(raw, &req)
+	req, methodErr, decodeErr := decodeRequest(raw)
 	if decodeErr == nil && len(req.Params) == 0 {
 		req.Params = json.RawMessage("{}")
 	}
@@ -512,8 +511,14 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	if decodeErr != nil {
 		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: "+decodeErr.Error())
 	}
+	if methodErr != nil {
+		return refuse(wire.CodeInvalidRequest, methodErr.Error())
+	}
 	if err := checkPayload([]byte(strconv.Quote(req.Method))); err != nil || strings.ContainsRune(req.Method, 0) {
 		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: the tool name is not text Python can take")
+	}
+	if err := r.sb.checkMethod(req.Method); err != nil {
+		return refuse(wire.CodeInvalidRequest, err.Error())
 	}
 	if err := checkPayload(req.Params); err != nil {
 		return refuse(wire.CodeInvalidRequest, err.Error())
@@ -529,16 +534,17 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	size := int64(len(req.Params))
+	size := requestCharge(req.Params)
 	held := memory
 	if p.parent != nil {
 		held += p.parent.treeHeld()
 	}
 	if limit := r.sb.cfg.Limits.MemoryLimit; held+r.outstanding+size > limit {
 		r.answerNow(p, id, req.Method, req.Params, wire.ToolAnswer{ID: id, Code: wire.CodeInvalidRequest,
-			Error: fmt.Sprintf("Tool request refused: its params (%d bytes), the params of the %d tool calls still waiting for answers (%d bytes) "+
+			Error: fmt.Sprintf("Tool request refused: its params (%d bytes of JSON, %d bytes of host memory while it waits), "+
+				"the %d tool calls still waiting for answers (%d bytes) "+
 				"and the script's memory (%d bytes) would exceed memory_limit=%d; await earlier calls before making more",
-				size, len(r.reqBytes), r.outstanding, held, limit)})
+				len(req.Params), size, len(r.reqBytes), r.outstanding, held, limit)})
 		return id, nil
 	}
 	r.outstanding += size

@@ -54,9 +54,10 @@ type Run struct {
 	// fatal, when set, decides the run's outcome: a limit hit in a child
 	// process or by the host (tool calls per run).
 	fatal *wire.Result
-	// outstanding is the bytes of params of the tool requests submitted and
-	// not yet answered (reqBytes by id): host memory the run holds, charged
-	// against memory_limit (submit).
+	// outstanding is the charge (requestCharge: bytes of params times the
+	// host's copies of them) of the tool requests submitted and not yet
+	// answered (reqBytes by id): host memory the run holds, charged against
+	// memory_limit (submit).
 	outstanding int64
 	reqBytes    map[int64]int64
 	// peakTree is the most memory the run's processes held at once while

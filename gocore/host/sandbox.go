@@ -98,6 +98,10 @@ type Sandbox struct {
 	cfg   Config
 	base  string // host-only directory holding root/ and run scratch files
 	disk  *diskQuota
+	// methods are the methods a script may call; guestTools the tool list
+	// a run's Input carries (toolnames.go).
+	methods    map[string]bool
+	guestTools []wire.ToolInfo
 
 	mu     sync.Mutex
 	active *Run
@@ -139,7 +143,17 @@ func NewSandbox(guest *GuestModule, cfg Config) (*Sandbox, error) {
 			return nil, fmt.Errorf("new sandbox: creating %s: %w", d, err)
 		}
 	}
-	sb := &Sandbox{guest: guest, cfg: cfg, base: base}
+	guestTools, err := guestToolList(filepath.Join(base, "tools"), cfg.Tools)
+	if err != nil {
+		os.RemoveAll(base)
+		return nil, fmt.Errorf("new sandbox: %w", err)
+	}
+	if len(guestTools) > 0 {
+		// The first mount, so its descriptor is ToolInfoFD whatever else
+		// is mounted.
+		cfg.Mounts = append([]Mount{{Host: filepath.Join(base, "tools"), Guest: ToolInfoMount}}, cfg.Mounts...)
+	}
+	sb := &Sandbox{guest: guest, cfg: cfg, base: base, methods: toolMethods(cfg.Tools), guestTools: guestTools}
 	sb.disk = &diskQuota{root: sb.Root(), limit: cfg.Limits.DiskQuota}
 	sb.SetDurableKey(cfg.DurableKey)
 	return sb, nil
@@ -190,7 +204,7 @@ var ErrClosed = errors.New("Sandbox not initialized")
 // events as the run produces them.
 func (s *Sandbox) Start(language, code string, stdin string, hasStdin, stream bool) (*Run, error) {
 	return s.start(wire.Input{Language: language, Code: code, Stdin: stdin, HasStdin: hasStdin,
-		Tools: s.cfg.Tools, MaxCallStack: s.cfg.Limits.MaxCallStack}, stream, nil)
+		Tools: s.guestTools, MaxCallStack: s.cfg.Limits.MaxCallStack}, stream, nil)
 }
 
 // start begins a run of in; begin, when given, prepares the run with mu

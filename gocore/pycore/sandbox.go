@@ -97,6 +97,9 @@ func SandboxNew(configJSON string) (h int64, err error) {
 	if err := json.Unmarshal([]byte(cfg.ToolsJSON), &tools); err != nil {
 		return 0, newError(kindInvalid, "tools_json is not a valid JSON list of tools: %v", err)
 	}
+	if tools == nil {
+		tools = []wire.ToolInfo{} // a list, so the host refuses every method no tool has
+	}
 	caps, err := capability.ParseCapabilities(cfg.Capabilities)
 	if err != nil {
 		return 0, newError(kindRuntime, "Failed to create runtime: %v", err)

@@ -112,12 +112,27 @@ type Input struct {
 // Method is the method a call is checked and sent as; empty means
 // "mcp:<Name>" (Python tools). Tools of mounted MCP servers set it to
 // "mcp:<server>/<tool>" so method patterns can address a server.
+//
+// In a run's Input a tool may come as its name and method only, with Info
+// the guest path of a file holding its whole ToolInfo (JSON): a guest reads
+// it when a script asks for the tool's description or parameters, so a run
+// does not pay for the descriptions of tools it never looks at.
 type ToolInfo struct {
 	Name        string          `json:"name"`
-	Description string          `json:"description"`
+	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	Method      string          `json:"method,omitempty"`
+	Info        string          `json:"info,omitempty"`
 }
+
+// ToolInfoMount is the read-only directory of the tool files that
+// ToolInfo.Info names; ToolInfoFD is its WASI descriptor (the first after
+// /, /workspace and /tmp), for guests whose start-up table of directories
+// a snapshot froze before it was mounted.
+const (
+	ToolInfoMount = "/usr/lib/amla/tools"
+	ToolInfoFD    = 6
+)
 
 // MethodOf is the method a call of t is submitted as.
 func (t ToolInfo) MethodOf() string {

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wasi/api.h>
 
 #include "amla.h"
 
@@ -751,6 +752,23 @@ static int32_t finish(void)
     return code;
 }
 
+/* wasi-libc reads its table of preopened directories at start-up, which
+ * the snapshot records; the sandbox's tool files (wire.ToolInfoMount) are
+ * mounted after it, at the descriptor after /, /workspace and /tmp, so the
+ * table is read again when that descriptor is there. */
+void __wasilibc_reset_preopens(void);
+void __wasilibc_populate_preopens(void);
+#define FIRST_MOUNT_FD 6
+
+static void find_mounts(void)
+{
+    __wasi_prestat_t st;
+    if (__wasi_fd_prestat_get(FIRST_MOUNT_FD, &st) != 0)
+        return;
+    __wasilibc_reset_preopens();
+    __wasilibc_populate_preopens();
+}
+
 /* amla_run runs the one script of this instance and returns its exit
  * status (also recorded with exit_status). */
 EXPORT("amla_run") int32_t amla_run(void)
@@ -759,6 +777,7 @@ EXPORT("amla_run") int32_t amla_run(void)
         amla_exit_status(1);
         return 1;
     }
+    find_mounts();
     JS_UpdateStackTop(rt);
     amla_random_seed(); /* not in amla_init: a snapshot would freeze it */
     run_start_ms = monotonic_ms();

@@ -603,6 +603,7 @@
       if (t.inputSchema !== undefined && t.inputSchema !== null) parameters = t.inputSchema;
       const method = typeof t.method === 'string' && t.method ? t.method : 'mcp:' + t.name;
       const info = { id: method, name: t.name, description: t.description || '', parameters };
+      if (typeof t.info === 'string') infoFiles.set(info, t.info);
       toolsByName.set(t.name, info);
       // Conveniences the sandbox adds for Node habits (fetch, require,
       // process, ...) yield to a tool of the same name: the tool is what
@@ -622,6 +623,22 @@
       getToolsSection().namespaces(toolsByName.values());
     }
   }
+  // infoFiles maps the info of a tool whose description and parameters
+  // the run's input left out to its info file (the host's whole ToolInfo
+  // JSON); fullInfo reads the file the first time a script looks into the
+  // tool, so only tools a script looks into cost it their descriptions. A
+  // file that cannot be read leaves them empty.
+  const infoFiles = new MapCtor();
+  function fullInfo(info) {
+    const path = info && infoFiles.get(info);
+    if (path === undefined) return info;
+    infoFiles.delete(info);
+    let full = {};
+    try { full = JSONParse(native.encode(native.fs.readFile(path), 'utf8')) || {}; } catch (e) { /* empty */ }
+    if (typeof full.description === 'string') info.description = full.description;
+    if (full.inputSchema !== undefined && full.inputSchema !== null) info.parameters = full.inputSchema;
+    return info;
+  }
   // findTool looks a tool up by JS identifier, registered name or id.
   // getToolInfo prefers the identifier (it is documented to take one);
   // callTool prefers the registered name, so callTool('a_b') reaches the
@@ -633,7 +650,7 @@
     return toolsByJS.get(n) || toolsByName.get(n) || byID;
   }
   const listTools = named('listTools', function () { return toolGlobals.slice(); });
-  const getToolInfo = named('getToolInfo', function (name) { return findTool(name, false); });
+  const getToolInfo = named('getToolInfo', function (name) { return fullInfo(findTool(name, false)); });
   const callTool = named('callTool', function (name, params) {
     const info = findTool(name, true);
     if (!info) return PromiseReject(new ErrorCtor('Unknown tool: ' + name + ' (listTools() shows the tools available)'));

@@ -74,6 +74,7 @@
       return '';
     }
     function brief(info) {
+      fullInfo(info);
       return { name: info.name, description: firstLine(info.description), call: callOf(info) };
     }
     function all() {
@@ -83,6 +84,7 @@
     // in its name or description; 3 per word in the name, 1 per word only
     // in the description (the same rule as the shell's tool --search).
     function score(info, words) {
+      fullInfo(info);
       const name = info.name.toLowerCase();
       const desc = String(info.description || '').toLowerCase();
       let s = 0;
@@ -130,7 +132,7 @@
       }),
       // describe(name) → {name, method, description, parameters, call}.
       describe: named('describe', function (name) {
-        const info = lookup(name);
+        const info = fullInfo(lookup(name));
         if (!info) return unknown(name);
         return PromiseResolve({
           name: info.name, method: info.id, description: info.description,

@@ -11,6 +11,7 @@ import (
 
 	"amlasandbox/gocore/wire"
 	"amlasandbox/guests/shell/hostapi"
+	"amlasandbox/guests/shell/hostcall"
 )
 
 const toolUsage = `tool NAME [--PARAM VALUE]... | tool NAME --json '{...}' | tool --list [PREFIX] | tool --help NAME | tool --search WORDS | tool --describe NAME`
@@ -73,9 +74,9 @@ func toolApplet(p *Proc, args []string) int {
 		if len(args) > 2 {
 			filter = args[2]
 		}
-		return toolList(p, tools, filter)
+		return toolList(p, fullTools(tools), filter)
 	case "--search", "-s", "search":
-		return toolSearch(p, tools, strings.Join(args[2:], " "))
+		return toolSearch(p, fullTools(tools), strings.Join(args[2:], " "))
 	case "--describe", "describe":
 		if len(args) < 3 {
 			return p.usage("tool", "--describe needs a tool name", toolUsage)
@@ -84,7 +85,7 @@ func toolApplet(p *Proc, args []string) int {
 		if !ok {
 			return unknownTool(p, tools, args[2])
 		}
-		return toolDescribe(p, t)
+		return toolDescribe(p, fullTool(t))
 	case "--help", "-h", "help":
 		if len(args) < 3 {
 			fmt.Fprintf(p.Stdout, "usage: %s\n", toolUsage)
@@ -94,7 +95,7 @@ func toolApplet(p *Proc, args []string) int {
 		if !ok {
 			return unknownTool(p, tools, args[2])
 		}
-		return toolHelp(p, t)
+		return toolHelp(p, fullTool(t))
 	}
 	name := args[1]
 	if strings.HasPrefix(name, "-") {
@@ -104,6 +105,7 @@ func toolApplet(p *Proc, args []string) int {
 	if !ok {
 		return unknownTool(p, tools, name)
 	}
+	t = fullTool(t)
 	if len(args) > 2 && (args[2] == "--help" || args[2] == "-h") {
 		return toolHelp(p, t)
 	}
@@ -160,6 +162,34 @@ func findTool(tools []wire.ToolInfo, name string) (wire.ToolInfo, bool) {
 		}
 	}
 	return wire.ToolInfo{}, false
+}
+
+// fullTool is t with its description and input schema, read from its
+// info file when the run's input left them out (wire.ToolInfo.Info); t as
+// it is when the file cannot be read.
+func fullTool(t wire.ToolInfo) wire.ToolInfo {
+	if t.Info == "" {
+		return t
+	}
+	b, err := hostcall.ReadToolInfo(t.Info)
+	if err != nil {
+		return t
+	}
+	var full wire.ToolInfo
+	if json.Unmarshal(b, &full) != nil || full.Name != t.Name {
+		return t
+	}
+	full.Info = ""
+	return full
+}
+
+// fullTools is fullTool of every tool: what listing and searching read.
+func fullTools(tools []wire.ToolInfo) []wire.ToolInfo {
+	out := make([]wire.ToolInfo, len(tools))
+	for i, t := range tools {
+		out[i] = fullTool(t)
+	}
+	return out
 }
 
 // unknownTool reports a name that is not a registered tool (status 127,

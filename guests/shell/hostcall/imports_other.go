@@ -16,3 +16,5 @@ func spawnTake([]byte)        {}
 func toolTake([]byte)         {}
 func output(int, []byte)      {}
 func toolSubmit([]byte) int64 { return 0 }
+
+func openMounted(int32, string) (int32, int32) { return 0, 8 } // EBADF: nothing is mounted

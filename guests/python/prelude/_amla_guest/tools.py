@@ -115,6 +115,29 @@ def invoke(info: dict, path: str, args: tuple, kwargs: dict):
     return calls.call(info["id"], _params_json(info, path, args, kwargs))
 
 
+class _LazyInfo(dict):
+    """A tool's info whose description and parameters are read from its
+    info file (the host's ToolInfo JSON) when first asked for, so a run
+    pays only for the tools a script looks into."""
+
+    def __init__(self, id: str, name: str, path: str) -> None:
+        super().__init__(id=id, name=name)
+        self._path = path
+
+    def __missing__(self, key: str):
+        if key not in ("description", "parameters"):
+            raise KeyError(key)
+        try:
+            with open(self._path, encoding="utf-8") as f:
+                full = json.load(f)
+        except (OSError, ValueError):
+            full = {}
+        schema = full.get("inputSchema")
+        self["description"] = full.get("description") or ""
+        self["parameters"] = schema if schema is not None else {"type": "object", "properties": {}}
+        return self[key]
+
+
 class Registry:
     """The run's tools, by registered name and by global."""
 
@@ -137,6 +160,8 @@ class Registry:
             "description": t.get("description") or "",
             "parameters": schema if schema is not None else {"type": "object", "properties": {}},
         }
+        if isinstance(t.get("info"), str):
+            info = _LazyInfo(info["id"], name, t["info"])
         self.by_name[name] = info
         parts = [py_name(p) for p in name.split(".")]
         if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
@@ -184,7 +209,7 @@ def get_tool_info(name: str) -> dict | None:
     """A tool's id, name, description and JSON Schema of its parameters, by
     Python path or registered name; None for an unknown name."""
     info = registry.find(name)
-    return None if info is None else dict(info)
+    return None if info is None else dict(info, description=info["description"], parameters=info["parameters"])
 
 
 def call_tool(name: str, params: dict | None = None, /, **kwargs):

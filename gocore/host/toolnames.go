@@ -1,0 +1,119 @@
+package host
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"amlasandbox/gocore/wire"
+)
+
+// The rule for which names a script may call is the host's, so it is the
+// same for every guest and for any request a guest submits, whether a
+// prelude built it or a script wrote it by hand: a request names a tool by
+// its method, a non-empty string that is the method of one of the
+// sandbox's tools (wire.ToolInfo.MethodOf). Anything else is answered by
+// the host with an invalid_request error naming what was wrong, and never
+// reaches the authorizer or the tool handler.
+
+// toolMethods is the set of methods a script may call: one per tool of
+// Config.Tools. nil when the embedder gave no tool list (Config.Tools is
+// nil), where the authorizer alone decides; pycore always gives a list.
+func toolMethods(tools []wire.ToolInfo) map[string]bool {
+	if tools == nil {
+		return nil
+	}
+	m := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		m[t.MethodOf()] = true
+	}
+	return m
+}
+
+// rawRequest is a submitted request before its method is checked.
+type rawRequest struct {
+	Method json.RawMessage `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// decodeRequest reads a submitted request. A request that is not a JSON
+// object is a decode error; one whose method is missing, null, not a
+// string or empty decodes, and methodErr says what is wrong with it
+// (req.Method is then "", or the string given).
+func decodeRequest(raw []byte) (req wire.ToolRequest, methodErr, decodeErr error) {
+	var rr rawRequest
+	if err := json.Unmarshal(raw, &rr); err != nil {
+		return req, nil, err
+	}
+	req.Params = rr.Params
+	switch {
+	case len(rr.Method) == 0 || string(rr.Method) == "null":
+		return req, fmt.Errorf(`Invalid tool request: it names no tool (its "method" is missing)`), nil
+	case rr.Method[0] != '"':
+		return req, fmt.Errorf(`Invalid tool request: its "method" must be a tool's name as a string, not %s`, jsonKind(rr.Method[0])), nil
+	}
+	if err := json.Unmarshal(rr.Method, &req.Method); err != nil {
+		return req, nil, err
+	}
+	if req.Method == "" {
+		return req, fmt.Errorf(`Invalid tool request: its tool name ("method") is empty`), nil
+	}
+	return req, nil, nil
+}
+
+// jsonKind names the kind of JSON value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}
+
+// checkMethod refuses a method that is none of the sandbox's tools.
+func (s *Sandbox) checkMethod(method string) error {
+	if s.methods == nil || s.methods[method] {
+		return nil
+	}
+	return fmt.Errorf("Unknown tool: %s is not one of this sandbox's tools", strconv.Quote(method))
+}
+
+// ToolInfoMount is where every guest process sees the sandbox's tool
+// files, read-only: one file per tool, its whole wire.ToolInfo as JSON,
+// named by the tool's place in Config.Tools. It is the sandbox's first
+// mount, so its WASI descriptor is wire.ToolInfoFD.
+const ToolInfoMount = wire.ToolInfoMount
+
+// guestToolList writes one file per tool into dir and returns the list a
+// run's Input carries: each tool's name and method, and the guest path of
+// its file. A run's input then grows with the number of tools, not with
+// the size of their descriptions and schemas, which a guest reads only
+// when a script asks for them.
+func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
+	if len(tools) == 0 {
+		return tools, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("tool files: %w", err)
+	}
+	out := make([]wire.ToolInfo, len(tools))
+	for i, t := range tools {
+		b, err := json.Marshal(t)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		name := strconv.Itoa(i) + ".json"
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			return nil, fmt.Errorf("tool files: %w", err)
+		}
+		out[i] = wire.ToolInfo{Name: t.Name, Method: t.Method, Info: ToolInfoMount + "/" + name}
+	}
+	return out, nil
+}

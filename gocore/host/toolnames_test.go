@@ -1,0 +1,107 @@
+package host
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"amlasandbox/gocore/wire"
+)
+
+func TestDecodeRequestMethod(t *testing.T) {
+	cases := []struct {
+		raw, method, methodErr string
+		decodeErr              bool
+	}{
+		{raw: `{"method":"mcp:echo","params":{}}`, method: "mcp:echo"},
+		{raw: `{"params":{}}`, methodErr: `"method" is missing`},
+		{raw: `{"method":null}`, methodErr: `"method" is missing`},
+		{raw: `{"method":""}`, methodErr: `is empty`},
+		{raw: `{"method":5}`, methodErr: "not a number"},
+		{raw: `{"method":["a"]}`, methodErr: "not an array"},
+		{raw: `{"method":{}}`, methodErr: "not an object"},
+		{raw: `{"method":true}`, methodErr: "not a boolean"},
+		{raw: `[1]`, decodeErr: true},
+		{raw: `{"method":"a`, decodeErr: true},
+	}
+	for _, c := range cases {
+		req, methodErr, decodeErr := decodeRequest([]byte(c.raw))
+		if (decodeErr != nil) != c.decodeErr {
+			t.Errorf("%s: decode error %v, want one: %v", c.raw, decodeErr, c.decodeErr)
+			continue
+		}
+		if c.decodeErr {
+			continue
+		}
+		if c.methodErr == "" {
+			if methodErr != nil || req.Method != c.method {
+				t.Errorf("%s: method %q, error %v; want %q", c.raw, req.Method, methodErr, c.method)
+			}
+		} else if methodErr == nil || !strings.Contains(methodErr.Error(), c.methodErr) {
+			t.Errorf("%s: method error %v, want one saying %q", c.raw, methodErr, c.methodErr)
+		}
+	}
+}
+
+// A sandbox with a tool list answers a call of any other method itself.
+func TestUnknownMethodNeverReachesHandler(t *testing.T) {
+	sb, err := NewSandbox(testGuest, Config{Tools: []wire.ToolInfo{{Name: "echo"}, {Name: "x", Method: "mcp:srv/x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	seen := 0
+	answer := func(ev wire.Event) (string, error) { seen++; return string(ev.Params), nil }
+	cases := []struct{ code, want string }{
+		{`call mcp:echo {"a":1}`, "ok {\"a\":1}\n"},
+		{`call mcp:srv/x {}`, "ok {}\n"},
+		{`call mcp:x {}`, "err Unknown tool: \"mcp:x\" is not one of this sandbox's tools\n"},
+		{`call admin {}`, "err Unknown tool: \"admin\" is not one of this sandbox's tools\n"},
+		{`call mcp:echo/../admin {}`, "err Unknown tool: \"mcp:echo/../admin\" is not one of this sandbox's tools\n"},
+	}
+	for _, c := range cases {
+		if res := run(t, sb, c.code, answer); res.Stdout != c.want {
+			t.Errorf("%s: got %q want %q", c.code, res.Stdout, c.want)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("the handler saw %d requests, want 2", seen)
+	}
+}
+
+// A run's input names the tools; each one's description and schema are in
+// its file, which the guest reads on demand.
+func TestGuestToolList(t *testing.T) {
+	dir := t.TempDir()
+	tools := []wire.ToolInfo{
+		{Name: "a", Description: strings.Repeat("long ", 1000), InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "b.c", Method: "mcp:srv/c"},
+	}
+	got, err := guestToolList(dir, tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range got {
+		if g.Name != tools[i].Name || g.Method != tools[i].Method || g.Description != "" || g.InputSchema != nil {
+			t.Errorf("tool %d in the input: %+v", i, g)
+		}
+		if g.Info != ToolInfoMount+"/"+strconv.Itoa(i)+".json" {
+			t.Errorf("tool %d: info %q", i, g.Info)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var full wire.ToolInfo
+		if err := json.Unmarshal(b, &full); err != nil || full.Description != tools[i].Description ||
+			string(full.InputSchema) != string(tools[i].InputSchema) || full.Method != tools[i].Method {
+			t.Errorf("tool %d's file: %s (%v)", i, b, err)
+		}
+	}
+	if got, err := guestToolList(filepath.Join(dir, "none"), nil); err != nil || got != nil {
+		t.Errorf("no tools: %v, %v", got, err)
+	}
+}
