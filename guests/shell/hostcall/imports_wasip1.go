@@ -57,23 +57,3 @@ func output(fd int, p []byte) {
 func toolSubmit(p []byte) int64 {
 	return hostToolSubmit(unsafe.Pointer(unsafe.SliceData(p)), int32(len(p)))
 }
-
-//go:wasmimport wasi_snapshot_preview1 path_open
-func wasiPathOpen(dirfd int32, dirflags int32, path unsafe.Pointer, pathLen int32, oflags int32,
-	rightsBase uint64, rightsInheriting uint64, fdflags int32, fd unsafe.Pointer) int32
-
-// openMounted opens name (a path inside a directory the host mounted at
-// descriptor dirfd) for reading and returns its descriptor. Go's os
-// package finds preopened directories once, at start-up, which the
-// snapshot froze before the host mounted this one, so the open is made
-// here, relative to the descriptor.
-func openMounted(dirfd int32, name string) (int32, int32) {
-	var fd int32
-	b := []byte(name)
-	if len(b) == 0 {
-		return 0, 28 // EINVAL
-	}
-	const rightsRead = 1<<1 | 1<<2 | 1<<5 | 1<<21 // fd_read, fd_seek, fd_tell, fd_filestat_get
-	errno := wasiPathOpen(dirfd, 0, unsafe.Pointer(&b[0]), int32(len(b)), 0, rightsRead, 0, 0, unsafe.Pointer(&fd))
-	return fd, errno
-}
