@@ -71,7 +71,7 @@ func goldenJournals(t *testing.T) (map[string]*Journal, map[string][]byte) {
 	w2.Add(&Event{Kind: EvSleep, N: 9000})
 	return map[string]*Journal{
 		"paused": {
-			Input:       wire.Input{Language: "javascript", Code: "console.log(1)", Stdin: "in", HasStdin: true, Tools: []wire.ToolInfo{{Name: "add"}}, MaxCallStack: 300},
+			Input:       wire.Input{Language: "javascript", Code: "console.log(1)", Stdin: "in", HasStdin: true, Tools: []wire.ToolInfo{{Name: "add", Description: "adds two numbers"}}, MaxCallStack: 300},
 			Limits:      lim,
 			Snapshot:    snap,
 			FilesDigest: digest,
