@@ -13,4 +13,8 @@
 // the guest, and host code that walks a sandbox directory never follows
 // symlinks. It never calls Python: Python pulls events with Run.Step and
 // answers with Run.Resume or Run.ResumeError.
+//
+// The bytes of snapshots and journals are gocore/snapshot's and
+// gocore/journal's (pure Go): the host walks and writes a sandbox's
+// directory for them, and records and replays runs with them.
 package host

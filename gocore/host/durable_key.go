@@ -5,25 +5,14 @@ package host
 // the same key, unchanged. The key is the application's (Python:
 // Sandbox(durable_key=...), AMLA_SANDBOX_DURABLE_KEY, or a random key kept
 // in the user cache directory); a sandbox given none uses a random key of
-// this process.
+// this process (gocore/durable).
 
-import (
-	"crypto/rand"
-	"sync"
-)
-
-var processKey = sync.OnceValue(func() []byte {
-	k := make([]byte, 32)
-	if _, err := rand.Read(k); err != nil {
-		panic("durable key: no random bytes: " + err.Error())
-	}
-	return k
-})
+import "amlasandbox/gocore/durable"
 
 // SetDurableKey sets the key the sandbox's artifacts are made and checked
 // with (empty: the process's random key). The key is copied.
 func (s *Sandbox) SetDurableKey(key []byte) {
-	k := processKey()
+	k := durable.ProcessKey()
 	if len(key) > 0 {
 		k = append([]byte(nil), key...)
 	}
@@ -34,7 +23,7 @@ func (s *Sandbox) SetDurableKey(key []byte) {
 func (s *Sandbox) durableKey() []byte { return *s.key.Load() }
 
 // ProcessDurableKey is the key of sandboxes given none.
-func ProcessDurableKey() []byte { return processKey() }
+func ProcessDurableKey() []byte { return durable.ProcessKey() }
 
 // DecodeJournal decodes a journal made under the sandbox's key.
 func (s *Sandbox) DecodeJournal(data []byte) (*Journal, error) {

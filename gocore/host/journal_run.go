@@ -16,6 +16,8 @@ import (
 	"os"
 	"sync"
 
+	"amlasandbox/gocore/journal"
+	"amlasandbox/gocore/snapshot"
 	"amlasandbox/gocore/wire"
 )
 
@@ -106,8 +108,8 @@ func (d *Divergence) Error() string {
 // threads touch only asks, under the run's mu.
 type durableRun struct {
 	r         *Run
-	rec       *eventWriter // the inputs as received (nil: approval only)
-	play      *eventReader // the journal being replayed (nil: live)
+	rec       *journal.EventWriter // the inputs as received (nil: approval only)
+	play      *journal.EventReader // the journal being replayed (nil: live)
 	src       *Journal
 	then      string
 	approve   *bool
@@ -179,7 +181,7 @@ func (s *Sandbox) StartDurable(o RunOptions) (*Run, error) {
 	d := &durableRun{then: o.Then, approve: o.Approve, approvals: o.Approvals,
 		replayed: map[int64]wire.ToolRequest{}, asks: map[int64]*approvalWait{}}
 	if o.Record || o.Replay != nil {
-		d.rec = &eventWriter{}
+		d.rec = &journal.EventWriter{}
 	}
 	if j := o.Replay; j != nil {
 		if err := s.checkReplayLimits(j); err != nil {
@@ -190,7 +192,7 @@ func (s *Sandbox) StartDurable(o RunOptions) (*Run, error) {
 		}
 		in = j.Input
 		d.src = j
-		d.play = newEventReader(j.Events)
+		d.play = journal.NewEventReader(j.Events)
 	}
 	return s.start(in, o.Stream, func(r *Run) error {
 		d.r = r
@@ -225,7 +227,7 @@ func (d *durableRun) begin(s *Sandbox, o RunOptions) error {
 	if d.rec == nil {
 		return nil
 	}
-	d.head = Journal{Input: d.r.input, Limits: s.cfg.Limits, Packages: o.Packages}
+	d.head = Journal{Input: d.r.input, Limits: journal.Limits(s.cfg.Limits), Packages: o.Packages}
 	if j := d.src; j != nil {
 		// The files must be the journal's start state.
 		have, err := s.knownOrWalkDigest()
@@ -257,11 +259,11 @@ func (d *durableRun) begin(s *Sandbox, o RunOptions) error {
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
-	ps, err := parseSnapshot(snap, s.durableKey())
+	ps, err := snapshot.Parse(snap, s.durableKey())
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
-	d.head.Snapshot, d.head.FilesDigest = snap, ps.digest
+	d.head.Snapshot, d.head.FilesDigest = snap, ps.Digest
 	return nil
 }
 
@@ -294,7 +296,7 @@ func (r *Run) Journal() ([]byte, error) {
 	r.WaitDone()
 	d.encodeOnce.Do(func() {
 		j := d.head
-		j.Events = d.rec.b
+		j.Events = d.rec.Bytes()
 		r.mu.Lock()
 		res := r.result
 		r.mu.Unlock()
@@ -303,7 +305,7 @@ func (r *Run) Journal() ([]byte, error) {
 		case d.paused != nil:
 			j.End, j.Pending = EndPaused, d.paused
 		case reason != stopNone:
-			j.End, j.Reason = EndStopped, reason
+			j.End, j.Reason = EndStopped, journal.StopReason(reason)
 		default:
 			j.End = EndFinished
 		}
@@ -381,21 +383,21 @@ func (r *Run) enterDurable(p *proc, inst *instance, in wire.Input) (leave func()
 		return leave, fmt.Errorf("hashing the guest module: %w", err)
 	}
 	code := sha256.Sum256([]byte(in.Code + "\x00" + in.Stdin))
-	ev := &event{kind: evProcess, text: in.Language, digest: append(gd[:], code[:8]...)}
+	ev := &journal.Event{Kind: journal.EvProcess, Text: in.Language, Digest: append(gd[:], code[:8]...)}
 	if d.replaying() {
-		got, err := d.next(ev.describe(), evProcess)
+		got, err := d.next(ev.Describe(), journal.EvProcess)
 		if err != nil {
 			return leave, err
 		}
-		if got != nil && (got.text != ev.text || string(got.digest) != string(ev.digest)) {
-			why := ev.describe()
-			if got.text == ev.text && string(got.digest[:32]) != string(gd[:]) {
-				why = fmt.Sprintf("a %s process on another build of its guest (module sha256 %x..., the journal's %x...)", in.Language, gd[:8], got.digest[:8])
+		if got != nil && (got.Text != ev.Text || string(got.Digest) != string(ev.Digest)) {
+			why := ev.Describe()
+			if got.Text == ev.Text && string(got.Digest[:32]) != string(gd[:]) {
+				why = fmt.Sprintf("a %s process on another build of its guest (module sha256 %x..., the journal's %x...)", in.Language, gd[:8], got.Digest[:8])
 			}
-			return leave, d.diverge(d.calls, got.describe(), why)
+			return leave, d.diverge(d.calls, got.Describe(), why)
 		}
 	}
-	d.rec.add(ev)
+	d.rec.Add(ev)
 	return leave, nil
 }
 

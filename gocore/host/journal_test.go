@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"amlasandbox/gocore/journal"
 	"amlasandbox/gocore/wire"
 )
 
@@ -150,20 +151,20 @@ func TestRecordAndReplayTestGuest(t *testing.T) {
 
 // rewriteEvents re-encodes a journal's events through edit, which may
 // change an event or drop it (returning nil).
-func rewriteEvents(t *testing.T, j *Journal, edit func(i int, e *event) *event) *Journal {
+func rewriteEvents(t *testing.T, j *Journal, edit func(i int, e *journal.Event) *journal.Event) *Journal {
 	t.Helper()
 	out := *j
-	er, w := newEventReader(j.Events), &eventWriter{}
-	for i := 0; !er.done(); i++ {
-		e, err := er.next()
+	er, w := journal.NewEventReader(j.Events), &journal.EventWriter{}
+	for i := 0; !er.Done(); i++ {
+		e, err := er.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if e = edit(i, e); e != nil {
-			w.add(e)
+			w.Add(e)
 		}
 	}
-	out.Events = w.b
+	out.Events = w.Bytes()
 	return decode(t, out.Encode(testKey()))
 }
 
@@ -181,9 +182,9 @@ func TestReplayDivergence(t *testing.T) {
 		return r, driveAll(t, r, answer, nil)
 	}
 	t.Run("other params", func(t *testing.T) {
-		edited := rewriteEvents(t, j, func(_ int, e *event) *event {
-			if e.kind == evCall && e.n == 3 {
-				e.data = []byte(`{"i":99}`)
+		edited := rewriteEvents(t, j, func(_ int, e *journal.Event) *journal.Event {
+			if e.Kind == journal.EvCall && e.N == 3 {
+				e.Data = []byte(`{"i":99}`)
 			}
 			return e
 		})
@@ -200,9 +201,9 @@ func TestReplayDivergence(t *testing.T) {
 		}
 	})
 	t.Run("other method", func(t *testing.T) {
-		edited := rewriteEvents(t, j, func(_ int, e *event) *event {
-			if e.kind == evCall && e.n == 1 {
-				e.text = "mcp:other"
+		edited := rewriteEvents(t, j, func(_ int, e *journal.Event) *journal.Event {
+			if e.Kind == journal.EvCall && e.N == 1 {
+				e.Text = "mcp:other"
 			}
 			return e
 		})
@@ -228,8 +229,8 @@ func TestReplayDivergence(t *testing.T) {
 	// A journal cut after the first call's event: more calls than recorded.
 	firstCall := -1
 	cut := func(t *testing.T) *Journal {
-		return rewriteEvents(t, j, func(i int, e *event) *event {
-			if e.kind == evCall && firstCall < 0 {
+		return rewriteEvents(t, j, func(i int, e *journal.Event) *journal.Event {
+			if e.Kind == journal.EvCall && firstCall < 0 {
 				firstCall = i
 			}
 			if firstCall >= 0 && i > firstCall {

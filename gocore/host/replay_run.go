@@ -16,27 +16,28 @@ import (
 	"sort"
 	"time"
 
+	"amlasandbox/gocore/journal"
 	"amlasandbox/gocore/wire"
 )
 
 // next returns the journal's next input, which must be one of kinds;
 // asked describes what the script asks for. It returns (nil, nil) when
 // the run goes on live: the journal ended and live inputs follow.
-func (d *durableRun) next(asked string, kinds ...byte) (*event, error) {
+func (d *durableRun) next(asked string, kinds ...byte) (*journal.Event, error) {
 	if !d.replaying() {
 		return nil, nil
 	}
-	if d.play.done() {
+	if d.play.Done() {
 		return nil, d.atEnd(asked)
 	}
-	at := d.play.index
-	ev, err := d.play.next()
+	at := d.play.Index()
+	ev, err := d.play.Next()
 	if err != nil {
 		// Journals are checked whole before a replay starts.
 		return nil, d.diverge(d.calls, fmt.Sprintf("a damaged input %d (%v)", at, err), asked)
 	}
-	if !slices.Contains(kinds, ev.kind) {
-		return nil, d.divergeAt(at, d.calls, ev.describe(), asked)
+	if !slices.Contains(kinds, ev.Kind) {
+		return nil, d.divergeAt(at, d.calls, ev.Describe(), asked)
 	}
 	return ev, nil
 }
@@ -53,9 +54,9 @@ func (d *durableRun) atEnd(asked string) error {
 		return nil
 	case j.End == EndStopped:
 		// The recorded run was stopped here: so is the replay.
-		switch j.Reason {
+		switch reason := stopReason(j.Reason); reason {
 		case stopTimeout, stopCancel:
-			d.r.ctl.stop(j.Reason)
+			d.r.ctl.stop(reason)
 			d.r.broadcast()
 		default:
 			d.r.fail(stopLimit, wire.Result{ExitCode: j.ExitCode, ErrorKind: j.ErrorKind, Error: j.Error})
@@ -69,7 +70,7 @@ func (d *durableRun) atEnd(asked string) error {
 func (d *durableRun) diverge(call int64, recorded, asked string) error {
 	at := 0
 	if d.play != nil {
-		at = d.play.index
+		at = d.play.Index()
 	}
 	return d.divergeAt(at, call, recorded, asked)
 }
@@ -95,7 +96,7 @@ func (d *durableRun) goLive() {
 	alive := func(p *proc) bool { return slices.Contains(d.procs, p) }
 	if j := d.src; j.Pending != nil {
 		for _, frame := range j.Pending.Unreceived {
-			h, result, err := splitFrame(frame)
+			h, result, err := journal.SplitFrame(frame)
 			if err != nil {
 				continue
 			}
@@ -144,7 +145,7 @@ func (r *Run) forgetRequest(p *proc, id int64) {
 
 // describeCall is how divergence messages show a tool call.
 func describeCall(id int64, method string, params []byte) string {
-	return fmt.Sprintf("tool call %d: %s %s", id, method, clip(string(params), 200))
+	return fmt.Sprintf("tool call %d: %s %s", id, method, journal.Clip(string(params), 200))
 }
 
 // authorizeCall is the capability check of a tool call, and in a durable
@@ -166,7 +167,7 @@ func (p *proc) authorizeCall(id int64, method string, params json.RawMessage) er
 	}
 	d.calls = id
 	if d.replaying() {
-		if d.play.done() && d.src.End == EndPaused {
+		if d.play.Done() && d.src.End == EndPaused {
 			pend := d.src.Pending
 			if id != pend.ID || method != pend.Method || !bytes.Equal(params, pend.Params) {
 				return d.diverge(id, describeCall(pend.ID, pend.Method, pend.Params)+", which waits for approval", describeCall(id, method, params))
@@ -188,7 +189,7 @@ func (p *proc) authorizeCall(id int64, method string, params json.RawMessage) er
 			d.goLive()
 			d.decidePending = true
 		} else {
-			ev, err := d.next(describeCall(id, method, params), evCall)
+			ev, err := d.next(describeCall(id, method, params), journal.EvCall)
 			if err != nil {
 				return err
 			}
@@ -201,18 +202,18 @@ func (p *proc) authorizeCall(id int64, method string, params json.RawMessage) er
 	if err == errStopped {
 		return err
 	}
-	d.rec.add(&event{kind: evCall, n: uint64(id), text: method, data: params, outcome: outcome})
+	d.rec.Add(&journal.Event{Kind: journal.EvCall, N: uint64(id), Text: method, Data: params, Outcome: outcome})
 	return err
 }
 
 // replayCall checks a tool call against the journal's and gives the
 // recorded outcome.
-func (d *durableRun) replayCall(p *proc, ev *event, id int64, method string, params json.RawMessage, needs bool, authErr error) error {
+func (d *durableRun) replayCall(p *proc, ev *journal.Event, id int64, method string, params json.RawMessage, needs bool, authErr error) error {
 	asked := describeCall(id, method, params)
-	if int64(ev.n) != id || ev.text != method || !bytes.Equal(ev.data, params) {
-		return d.diverge(id, ev.describe(), asked)
+	if int64(ev.N) != id || ev.Text != method || !bytes.Equal(ev.Data, params) {
+		return d.diverge(id, ev.Describe(), asked)
 	}
-	recordedOK := ev.outcome != callDenied
+	recordedOK := ev.Outcome != journal.CallDenied
 	if recordedOK != (authErr == nil) {
 		now := "allowed by this sandbox's capabilities"
 		if authErr != nil {
@@ -222,23 +223,23 @@ func (d *durableRun) replayCall(p *proc, ev *event, id int64, method string, par
 		if !recordedOK {
 			was = "refused by the capabilities"
 		}
-		return d.diverge(id, ev.describe()+" "+was, asked+", "+now)
+		return d.diverge(id, ev.Describe()+" "+was, asked+", "+now)
 	}
 	// A recorded decision of an approver stands (a resumed token's
 	// calls need no require_approval from the resuming sandbox); a call
 	// that now needs approval and was recorded without one diverges:
 	// the capabilities may narrow a replay, never widen it.
-	recordedApproval := ev.outcome == callApproved || ev.outcome == callRefused
-	if authErr == nil && needs && !recordedApproval && ev.outcome != callNoApprover {
-		return d.diverge(id, fmt.Sprintf("%s (approval needed: %v)", ev.describe(), recordedApproval), fmt.Sprintf("%s (approval needed: %v)", asked, needs))
+	recordedApproval := ev.Outcome == journal.CallApproved || ev.Outcome == journal.CallRefused
+	if authErr == nil && needs && !recordedApproval && ev.Outcome != journal.CallNoApprover {
+		return d.diverge(id, fmt.Sprintf("%s (approval needed: %v)", ev.Describe(), recordedApproval), fmt.Sprintf("%s (approval needed: %v)", asked, needs))
 	}
-	d.rec.add(ev)
-	switch ev.outcome {
-	case callDenied:
+	d.rec.Add(ev)
+	switch ev.Outcome {
+	case journal.CallDenied:
 		return authErr
-	case callRefused:
+	case journal.CallRefused:
 		return errApprovalRefused(method)
-	case callNoApprover:
+	case journal.CallNoApprover:
 		return errNoApprover(method)
 	}
 	return nil
@@ -282,19 +283,19 @@ func (p *proc) waitJournaled(timeoutMS int64) (int32, error) {
 			if timeoutMS < 0 {
 				return -1, nil
 			}
-			ev, err := d.next(fmt.Sprintf("sleep(%d ms)", timeoutMS), evSleep)
+			ev, err := d.next(fmt.Sprintf("sleep(%d ms)", timeoutMS), journal.EvSleep)
 			if err != nil {
 				return 0, err
 			}
 			if ev != nil {
-				if int64(ev.n) != timeoutMS {
-					return 0, d.diverge(d.calls, ev.describe(), fmt.Sprintf("sleep(%d ms)", timeoutMS))
+				if int64(ev.N) != timeoutMS {
+					return 0, d.diverge(d.calls, ev.Describe(), fmt.Sprintf("sleep(%d ms)", timeoutMS))
 				}
-				d.rec.add(ev)
+				d.rec.Add(ev)
 				return 0, nil
 			}
 		} else {
-			ev, err := d.next("the answer to a tool call", evAnswer, evNoAnswer)
+			ev, err := d.next("the answer to a tool call", journal.EvAnswer, journal.EvNoAnswer)
 			if err != nil {
 				return 0, err
 			}
@@ -309,23 +310,23 @@ func (p *proc) waitJournaled(timeoutMS int64) (int32, error) {
 	}
 	switch {
 	case n > 0:
-		d.rec.add(&event{kind: evAnswer, parts: p.taken})
+		d.rec.Add(&journal.Event{Kind: journal.EvAnswer, Parts: p.taken})
 	case n == 0 && idle:
-		d.rec.add(&event{kind: evSleep, n: uint64(timeoutMS)})
+		d.rec.Add(&journal.Event{Kind: journal.EvSleep, N: uint64(timeoutMS)})
 	case n == 0:
-		d.rec.add(&event{kind: evNoAnswer})
+		d.rec.Add(&journal.Event{Kind: journal.EvNoAnswer})
 	}
 	return n, nil
 }
 
 // deliver hands the script a recorded answer (or the recorded timeout).
-func (d *durableRun) deliver(p *proc, ev *event) (int32, error) {
+func (d *durableRun) deliver(p *proc, ev *journal.Event) (int32, error) {
 	r := d.r
-	if ev.kind == evNoAnswer {
-		d.rec.add(ev)
+	if ev.Kind == journal.EvNoAnswer {
+		d.rec.Add(ev)
 		return 0, nil
 	}
-	h, result, _ := splitFrame(ev.data)
+	h, result, _ := journal.SplitFrame(ev.Data)
 	r.mu.Lock()
 	found := false
 	// A host-decided answer (a refusal) waits in the process's answers.
@@ -348,11 +349,11 @@ func (d *durableRun) deliver(p *proc, ev *event) (int32, error) {
 	}
 	r.mu.Unlock()
 	if !found {
-		return 0, d.diverge(d.calls, ev.describe(), "an answer to one of this process's own tool calls")
+		return 0, d.diverge(d.calls, ev.Describe(), "an answer to one of this process's own tool calls")
 	}
-	d.rec.add(ev)
-	p.taken = [][]byte{ev.data}
-	return int32(len(ev.data)), nil
+	d.rec.Add(ev)
+	p.taken = [][]byte{ev.Data}
+	return int32(len(ev.Data)), nil
 }
 
 // sleepJournaled is the sleep host function of a run that may keep a
@@ -365,21 +366,21 @@ func (p *proc) sleepJournaled(ms int64) error {
 		return r.sleep(time.Duration(ms) * time.Millisecond)
 	}
 	asked := fmt.Sprintf("sleep(%d ms)", ms)
-	ev, err := d.next(asked, evSleep)
+	ev, err := d.next(asked, journal.EvSleep)
 	if err != nil {
 		return err
 	}
 	if ev != nil {
-		if int64(ev.n) != ms {
-			return d.diverge(d.calls, ev.describe(), asked)
+		if int64(ev.N) != ms {
+			return d.diverge(d.calls, ev.Describe(), asked)
 		}
-		d.rec.add(ev)
+		d.rec.Add(ev)
 		return nil
 	}
 	if err := r.sleep(time.Duration(ms) * time.Millisecond); err != nil {
 		return err
 	}
-	d.rec.add(&event{kind: evSleep, n: uint64(ms)})
+	d.rec.Add(&journal.Event{Kind: journal.EvSleep, N: uint64(ms)})
 	return nil
 }
 
@@ -393,22 +394,22 @@ func (p *proc) reserveJournaled(n int64) (granted bool, err error) {
 		return r.sb.disk.charge(n), nil
 	}
 	asked := fmt.Sprintf("disk_reserve(%d bytes)", n)
-	ev, err := d.next(asked, evDisk)
+	ev, err := d.next(asked, journal.EvDisk)
 	if err != nil {
 		return false, err
 	}
 	if ev != nil {
-		if int64(ev.n) != n {
-			return false, d.diverge(d.calls, ev.describe(), asked)
+		if int64(ev.N) != n {
+			return false, d.diverge(d.calls, ev.Describe(), asked)
 		}
-		d.rec.add(ev)
-		return ev.outcome == 0, nil
+		d.rec.Add(ev)
+		return ev.Outcome == 0, nil
 	}
 	granted = r.sb.disk.charge(n)
 	refused := byte(0)
 	if !granted {
 		refused = 1
 	}
-	d.rec.add(&event{kind: evDisk, n: uint64(n), outcome: refused})
+	d.rec.Add(&journal.Event{Kind: journal.EvDisk, N: uint64(n), Outcome: refused})
 	return granted, nil
 }

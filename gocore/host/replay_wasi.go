@@ -21,6 +21,7 @@ package host
 // size) and then writes the journal's times and inode numbers.
 
 import (
+	"amlasandbox/gocore/journal"
 	"encoding/binary"
 	"fmt"
 	"sync"
@@ -164,28 +165,28 @@ func defineJournalingWasi(l *wasmtime.Linker) error {
 			p := procOf(c)
 			d := p.run.dur
 			asked := fmt.Sprintf("clock_time_get(clock %d)", id)
-			ev, err := d.next(asked, evClock)
+			ev, err := d.next(asked, journal.EvClock)
 			if err != nil {
 				return 0, wasmtime.NewTrap(err.Error())
 			}
 			if ev != nil {
-				if int32(ev.clock) != id {
-					return 0, trapOf(d.diverge(d.calls, ev.describe(), asked))
+				if int32(ev.Clock) != id {
+					return 0, trapOf(d.diverge(d.calls, ev.Describe(), asked))
 				}
-				if ev.errno == 0 {
-					if !putU64(c, out, ev.value) {
+				if ev.Errno == 0 {
+					if !putU64(c, out, ev.Value) {
 						return errnoFault, nil
 					}
-					d.sawClock(ev.clock, ev.value)
+					d.sawClock(ev.Clock, ev.Value)
 				}
-				d.rec.add(ev)
-				return int32(ev.errno), nil
+				d.rec.Add(ev)
+				return int32(ev.Errno), nil
 			}
 			errno, trap = realCall(c, p.shim.clock, id, precision, out)
 			if trap != nil {
 				return 0, trap
 			}
-			rec := &event{kind: evClock, clock: byte(id), errno: uint16(errno)}
+			rec := &journal.Event{Kind: journal.EvClock, Clock: byte(id), Errno: uint16(errno)}
 			if errno == 0 {
 				v, ok := getU64(c, out)
 				if !ok {
@@ -196,9 +197,9 @@ func defineJournalingWasi(l *wasmtime.Linker) error {
 					putU64(c, out, v)
 				}
 				d.sawClock(byte(id), v)
-				rec.value = v
+				rec.Value = v
 			}
-			d.rec.add(rec)
+			d.rec.Add(rec)
 			return errno, nil
 		}},
 		{"random_get", func(c *wasmtime.Caller, buf, n int32) (errno int32, trap *wasmtime.Trap) {
@@ -206,33 +207,33 @@ func defineJournalingWasi(l *wasmtime.Linker) error {
 			p := procOf(c)
 			d := p.run.dur
 			asked := fmt.Sprintf("random_get(%d bytes)", uint32(n))
-			ev, err := d.next(asked, evRandom)
+			ev, err := d.next(asked, journal.EvRandom)
 			if err != nil {
 				return 0, wasmtime.NewTrap(err.Error())
 			}
 			if ev != nil {
-				if ev.errno == 0 && len(ev.data) != int(uint32(n)) {
-					return 0, trapOf(d.diverge(d.calls, ev.describe(), asked))
+				if ev.Errno == 0 && len(ev.Data) != int(uint32(n)) {
+					return 0, trapOf(d.diverge(d.calls, ev.Describe(), asked))
 				}
-				if trap := copyOut(c, buf, ev.data); trap != nil {
+				if trap := copyOut(c, buf, ev.Data); trap != nil {
 					return errnoFault, nil
 				}
-				d.rec.add(ev)
-				return int32(ev.errno), nil
+				d.rec.Add(ev)
+				return int32(ev.Errno), nil
 			}
 			errno, trap = realCall(c, p.shim.random, buf, n)
 			if trap != nil {
 				return 0, trap
 			}
-			rec := &event{kind: evRandom, errno: uint16(errno)}
+			rec := &journal.Event{Kind: journal.EvRandom, Errno: uint16(errno)}
 			if errno == 0 {
 				b, t := guestBytes(c, buf, n)
 				if t != nil {
 					return errnoFault, nil
 				}
-				rec.data = b
+				rec.Data = b
 			}
-			d.rec.add(rec)
+			d.rec.Add(rec)
 			return errno, nil
 		}},
 		{"poll_oneoff", func(c *wasmtime.Caller, in, out, nsubs, neventsPtr int32) (errno int32, trap *wasmtime.Trap) {
@@ -240,19 +241,19 @@ func defineJournalingWasi(l *wasmtime.Linker) error {
 			p := procOf(c)
 			d := p.run.dur
 			asked := fmt.Sprintf("poll_oneoff(%d subscriptions)", uint32(nsubs))
-			ev, err := d.next(asked, evPoll)
+			ev, err := d.next(asked, journal.EvPoll)
 			if err != nil {
 				return 0, wasmtime.NewTrap(err.Error())
 			}
 			if ev != nil {
-				if ev.n != uint64(uint32(nsubs)) || ev.nevents > ev.n {
-					return 0, trapOf(d.diverge(d.calls, ev.describe(), asked))
+				if ev.N != uint64(uint32(nsubs)) || ev.NEvents > ev.N {
+					return 0, trapOf(d.diverge(d.calls, ev.Describe(), asked))
 				}
-				if copyOut(c, out, ev.data) != nil || !putU32(c, neventsPtr, uint32(ev.nevents)) {
+				if copyOut(c, out, ev.Data) != nil || !putU32(c, neventsPtr, uint32(ev.NEvents)) {
 					return errnoFault, nil
 				}
-				d.rec.add(ev)
-				return int32(ev.errno), nil
+				d.rec.Add(ev)
+				return int32(ev.Errno), nil
 			}
 			restore := d.shiftAbsoluteSubscriptions(c, in, nsubs)
 			errno, trap = realCall(c, p.shim.poll, in, out, nsubs, neventsPtr)
@@ -260,7 +261,7 @@ func defineJournalingWasi(l *wasmtime.Linker) error {
 			if trap != nil {
 				return 0, trap
 			}
-			rec := &event{kind: evPoll, n: uint64(uint32(nsubs)), errno: uint16(errno)}
+			rec := &journal.Event{Kind: journal.EvPoll, N: uint64(uint32(nsubs)), Errno: uint16(errno)}
 			if errno == 0 {
 				ne, ok := getU32(c, neventsPtr)
 				if !ok || ne > uint32(nsubs) {
@@ -270,22 +271,22 @@ func defineJournalingWasi(l *wasmtime.Linker) error {
 				if t != nil {
 					return errnoFault, nil
 				}
-				rec.nevents, rec.data = uint64(ne), b
+				rec.NEvents, rec.Data = uint64(ne), b
 			}
-			d.rec.add(rec)
+			d.rec.Add(rec)
 			return errno, nil
 		}},
 		{"fd_filestat_get", func(c *wasmtime.Caller, fd, buf int32) (errno int32, trap *wasmtime.Trap) {
 			defer guard("fd_filestat_get", &trap)
 			p := procOf(c)
-			return filestat(c, p, evFdStat, buf, func() (int32, *wasmtime.Trap) {
+			return filestat(c, p, journal.EvFdStat, buf, func() (int32, *wasmtime.Trap) {
 				return realCall(c, p.shim.fdstat, fd, buf)
 			})
 		}},
 		{"path_filestat_get", func(c *wasmtime.Caller, fd, flags, path, pathLen, buf int32) (errno int32, trap *wasmtime.Trap) {
 			defer guard("path_filestat_get", &trap)
 			p := procOf(c)
-			return filestat(c, p, evPathStat, buf, func() (int32, *wasmtime.Trap) {
+			return filestat(c, p, journal.EvPathStat, buf, func() (int32, *wasmtime.Trap) {
 				return realCall(c, p.shim.pathstat, fd, flags, path, pathLen, buf)
 			})
 		}},
@@ -293,25 +294,25 @@ func defineJournalingWasi(l *wasmtime.Linker) error {
 			defer guard("fd_readdir", &trap)
 			p := procOf(c)
 			d := p.run.dur
-			ev, err := d.next("fd_readdir", evReaddir)
+			ev, err := d.next("fd_readdir", journal.EvReaddir)
 			if err != nil {
 				return 0, wasmtime.NewTrap(err.Error())
 			}
 			if ev != nil {
-				if uint64(len(ev.data)) > uint64(uint32(bufLen)) {
-					return 0, trapOf(d.diverge(d.calls, ev.describe(), fmt.Sprintf("fd_readdir into %d bytes", uint32(bufLen))))
+				if uint64(len(ev.Data)) > uint64(uint32(bufLen)) {
+					return 0, trapOf(d.diverge(d.calls, ev.Describe(), fmt.Sprintf("fd_readdir into %d bytes", uint32(bufLen))))
 				}
-				if copyOut(c, buf, ev.data) != nil || !putU32(c, bufused, uint32(ev.n)) {
+				if copyOut(c, buf, ev.Data) != nil || !putU32(c, bufused, uint32(ev.N)) {
 					return errnoFault, nil
 				}
-				d.rec.add(ev)
-				return int32(ev.errno), nil
+				d.rec.Add(ev)
+				return int32(ev.Errno), nil
 			}
 			errno, trap = realCall(c, p.shim.readdir, fd, buf, bufLen, cookie, bufused)
 			if trap != nil {
 				return 0, trap
 			}
-			rec := &event{kind: evReaddir, errno: uint16(errno)}
+			rec := &journal.Event{Kind: journal.EvReaddir, Errno: uint16(errno)}
 			if errno == 0 {
 				used, ok := getU32(c, bufused)
 				if !ok || used > uint32(bufLen) {
@@ -321,9 +322,9 @@ func defineJournalingWasi(l *wasmtime.Linker) error {
 				if t != nil {
 					return errnoFault, nil
 				}
-				rec.n, rec.data = uint64(used), b
+				rec.N, rec.Data = uint64(used), b
 			}
-			d.rec.add(rec)
+			d.rec.Add(rec)
 			return errno, nil
 		}},
 	}
@@ -341,7 +342,7 @@ func defineJournalingWasi(l *wasmtime.Linker) error {
 func filestat(c *wasmtime.Caller, p *proc, kind byte, buf int32, real func() (int32, *wasmtime.Trap)) (int32, *wasmtime.Trap) {
 	d := p.run.dur
 	name := "fd_filestat_get"
-	if kind == evPathStat {
+	if kind == journal.EvPathStat {
 		name = "path_filestat_get"
 	}
 	ev, err := d.next(name, kind)
@@ -354,33 +355,33 @@ func filestat(c *wasmtime.Caller, p *proc, kind byte, buf int32, real func() (in
 	}
 	var got []byte
 	if errno == 0 {
-		b, t := guestBytes(c, buf, filestatSize)
+		b, t := guestBytes(c, buf, journal.FilestatSize)
 		if t != nil {
 			return errnoFault, nil
 		}
 		got = b
 	}
 	if ev == nil {
-		d.rec.add(&event{kind: kind, errno: uint16(errno), data: got})
+		d.rec.Add(&journal.Event{Kind: kind, Errno: uint16(errno), Data: got})
 		return errno, nil
 	}
-	if uint16(errno) != ev.errno {
-		return 0, trapOf(d.diverge(d.calls, fmt.Sprintf("%s giving errno %d", name, ev.errno), fmt.Sprintf("%s giving errno %d", name, errno)))
+	if uint16(errno) != ev.Errno {
+		return 0, trapOf(d.diverge(d.calls, fmt.Sprintf("%s giving errno %d", name, ev.Errno), fmt.Sprintf("%s giving errno %d", name, errno)))
 	}
 	if errno == 0 {
 		// filetype at 16, size at 32: the file must be what it was.
-		sameType := got[16] == ev.data[16]
-		sameSize := got[16] != 4 || binary.LittleEndian.Uint64(got[32:]) == binary.LittleEndian.Uint64(ev.data[32:])
+		sameType := got[16] == ev.Data[16]
+		sameSize := got[16] != 4 || binary.LittleEndian.Uint64(got[32:]) == binary.LittleEndian.Uint64(ev.Data[32:])
 		if !sameType || !sameSize {
 			return 0, trapOf(d.diverge(d.calls,
-				fmt.Sprintf("%s of a file of type %d and %d bytes", name, ev.data[16], binary.LittleEndian.Uint64(ev.data[32:])),
+				fmt.Sprintf("%s of a file of type %d and %d bytes", name, ev.Data[16], binary.LittleEndian.Uint64(ev.Data[32:])),
 				fmt.Sprintf("%s of a file of type %d and %d bytes", name, got[16], binary.LittleEndian.Uint64(got[32:]))))
 		}
-		if copyOut(c, buf, ev.data) != nil {
+		if copyOut(c, buf, ev.Data) != nil {
 			return errnoFault, nil
 		}
 	}
-	d.rec.add(ev)
+	d.rec.Add(ev)
 	return errno, nil
 }
 

@@ -1,7 +1,7 @@
 package host
 
 // Taking, restoring and copying a sandbox's files (the snapshot format is
-// in snapshot_format.go). The host reads a sandbox's directory without
+// gocore/snapshot). The host reads a sandbox's directory without
 // ever following a symlink (Lstat, O_NOFOLLOW; a snapshot holds only
 // directories and regular files, and anything else is left out: no guest
 // can make one, links.go),
@@ -10,20 +10,15 @@ package host
 // been checked: a damaged or hostile snapshot changes nothing.
 
 import (
-	"bytes"
-	"compress/flate"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"syscall"
 
+	"amlasandbox/gocore/snapshot"
 	"amlasandbox/gocore/wire"
 )
 
@@ -58,7 +53,7 @@ func (s *Sandbox) lockIdle(op string) error {
 }
 
 // walkFiles calls fn for every directory and regular file under root's
-// tmp and workspace, in canonical order (snapshot_format.go), with its
+// tmp and workspace, in canonical order (gocore/snapshot), with its
 // host path. It follows no symlink, and skips any entry that is neither a
 // directory nor a regular file (a symlink, a named pipe, a socket: none a
 // guest can make, links.go), so a snapshot, a fork and a journal's files
@@ -66,7 +61,7 @@ func (s *Sandbox) lockIdle(op string) error {
 // journaled run snapshots the files first, so every later run would fail,
 // the rm that removes it included. A tmp or workspace that is not a
 // directory is an error naming it.
-func walkFiles(root string, fn func(e *snapEntry, host string) error) error {
+func walkFiles(root string, fn func(e *snapshot.Entry, host string) error) error {
 	for _, top := range []string{"tmp", "workspace"} {
 		if err := walkDir(root, top, fn); err != nil {
 			return err
@@ -75,28 +70,28 @@ func walkFiles(root string, fn func(e *snapEntry, host string) error) error {
 	return nil
 }
 
-func walkDir(root, rel string, fn func(e *snapEntry, host string) error) error {
+func walkDir(root, rel string, fn func(e *snapshot.Entry, host string) error) error {
 	host := filepath.Join(root, filepath.FromSlash(rel))
 	info, err := os.Lstat(host)
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", guestPath(rel), err)
+		return fmt.Errorf("reading %s: %w", snapshot.GuestPath(rel), err)
 	}
 	if !info.IsDir() {
-		return fmt.Errorf("%s is not a directory (%s)", guestPath(rel), kindOf(info.Mode()))
+		return fmt.Errorf("%s is not a directory (%s)", snapshot.GuestPath(rel), kindOf(info.Mode()))
 	}
-	e := snapEntry{path: rel, dir: true, mode: uint32(info.Mode().Perm()), mtime: info.ModTime().UnixNano()}
+	e := snapshot.Entry{Path: rel, Dir: true, Mode: uint32(info.Mode().Perm()), MTime: info.ModTime().UnixNano()}
 	if err := fn(&e, host); err != nil {
 		return err
 	}
 	// Sorted by name: the canonical order.
 	ents, err := os.ReadDir(host)
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", guestPath(rel), err)
+		return fmt.Errorf("reading %s: %w", snapshot.GuestPath(rel), err)
 	}
 	for _, d := range ents {
 		child := rel + "/" + d.Name()
-		if err := checkSnapPath(child); err != nil {
-			return fmt.Errorf("%s: %v", guestPath(child), err)
+		if err := snapshot.CheckPath(child); err != nil {
+			return fmt.Errorf("%s: %v", snapshot.GuestPath(child), err)
 		}
 		switch t := d.Type(); {
 		case t.IsDir():
@@ -106,9 +101,9 @@ func walkDir(root, rel string, fn func(e *snapEntry, host string) error) error {
 		case t.IsRegular():
 			fi, err := d.Info()
 			if err != nil {
-				return fmt.Errorf("reading %s: %w", guestPath(child), err)
+				return fmt.Errorf("reading %s: %w", snapshot.GuestPath(child), err)
 			}
-			e := snapEntry{path: child, mode: uint32(fi.Mode().Perm()), mtime: fi.ModTime().UnixNano(), size: fi.Size()}
+			e := snapshot.Entry{Path: child, Mode: uint32(fi.Mode().Perm()), MTime: fi.ModTime().UnixNano(), Size: fi.Size()}
 			if err := fn(&e, filepath.Join(host, d.Name())); err != nil {
 				return err
 			}
@@ -136,16 +131,16 @@ func kindOf(m fs.FileMode) string {
 }
 
 // openRegular opens host for reading, refusing a symlink, and checks it
-// is still the regular file of size e.size the walk saw.
-func openRegular(host string, e *snapEntry) (*os.File, error) {
+// is still the regular file of size e.Size the walk saw.
+func openRegular(host string, e *snapshot.Entry) (*os.File, error) {
 	f, err := os.OpenFile(host, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", guestPath(e.path), err)
+		return nil, fmt.Errorf("reading %s: %w", snapshot.GuestPath(e.Path), err)
 	}
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() != e.size {
+	if err != nil || !st.Mode().IsRegular() || st.Size() != e.Size {
 		f.Close()
-		return nil, fmt.Errorf("reading %s: it changed while being read", guestPath(e.path))
+		return nil, fmt.Errorf("reading %s: it changed while being read", snapshot.GuestPath(e.Path))
 	}
 	return f, nil
 }
@@ -166,109 +161,43 @@ func (s *Sandbox) snapshotLocked(opt SnapshotOptions) ([]byte, error) {
 	// The files are listed first, so the snapshot's bytes are allocated
 	// once and each file is read straight into them.
 	type listed struct {
-		e    snapEntry
+		e    snapshot.Entry
 		host string
 	}
 	var list []listed
-	total := len(snapMagic) + 1 + 2*sha256.Size + 1
-	err := walkFiles(s.Root(), func(e *snapEntry, host string) error {
+	total := 0
+	err := walkFiles(s.Root(), func(e *snapshot.Entry, host string) error {
 		list = append(list, listed{*e, host})
-		total += len(e.path) + 40 + int(e.size)
+		total += snapshot.Estimate(e)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
-	out := make([]byte, 0, total+4096)
-	out = append(append(out, snapMagic...), snapVersion)
-	// skel MACs every byte but the files' data: the trailer.
-	skel := newMAC(s.durableKey())
-	mark := 0
-	skip := func(from int) { skel.Write(out[mark:from]); mark = len(out) }
-	dw := newDigestWriter()
-	var packed []byte
-	var zw *flate.Writer
+	w := snapshot.NewWriter(s.durableKey(), opt.Compress, total)
 	for i := range list {
 		e, host := &list[i].e, list[i].host
-		out = appendEntryHeader(out, e)
-		dw.header(e)
-		if e.dir {
+		if e.Dir {
+			w.Dir(e)
 			continue
 		}
 		f, err := openRegular(host, e)
 		if err != nil {
 			return nil, fmt.Errorf("snapshot: %w", err)
 		}
-		out = append(out, methodStored)
-		at := len(out)
-		out = slices.Grow(out, int(e.size))[:at+int(e.size)]
-		_, err = io.ReadFull(f, out[at:])
+		err = w.File(e, func(dst []byte) error {
+			_, err := io.ReadFull(f, dst)
+			return err
+		})
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("snapshot: reading %s: %w", guestPath(e.path), err)
+			return nil, fmt.Errorf("snapshot: reading %s: %w", snapshot.GuestPath(e.Path), err)
 		}
-		content := out[at:]
-		dw.h.Write(content)
-		if opt.Compress && e.size >= 512 {
-			if packed, zw = deflateIfSmaller(packed[:0], content, zw); packed != nil {
-				out = out[:at-1]
-				out = append(out, methodDeflate)
-				out = binary.AppendUvarint(out, uint64(len(packed)))
-				at = len(out)
-				out = append(out, packed...)
-			}
-		}
-		skip(at)
 	}
 	if b, ok := s.cfg.Authorizer.(Budgeted); ok {
-		left := b.BudgetsLeft()
-		keys := make([]string, 0, len(left))
-		for k := range left {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			out = appendString(append(out, recBudget), k)
-			out = binary.AppendUvarint(out, uint64(max(left[k], 0)))
-		}
+		w.Budgets(b.BudgetsLeft())
 	}
-	if zw != nil {
-		flateWriters.Put(zw)
-	}
-	out = append(out, recEnd)
-	sum := dw.sum()
-	out = append(out, sum[:]...)
-	skel.Write(out[mark:])
-	return append(out, skel.Sum(nil)...), nil
-}
-
-// deflateIfSmaller compresses data into dst at the fastest level when a
-// sample of it (the first 64 KiB) shrinks by a tenth or more, and returns
-// nil when storing data as it is is better.
-func deflateIfSmaller(dst, data []byte, zw *flate.Writer) ([]byte, *flate.Writer) {
-	var buf bytes.Buffer
-	if zw == nil {
-		zw = flateWriters.Get().(*flate.Writer)
-	}
-	sample := data
-	if len(sample) > 64<<10 {
-		sample = sample[:64<<10]
-		zw.Reset(&buf)
-		zw.Write(sample)
-		zw.Close()
-		if buf.Len() > len(sample)*9/10 {
-			return nil, zw
-		}
-		buf.Reset()
-	}
-	w := bytes.NewBuffer(dst)
-	zw.Reset(w)
-	zw.Write(data)
-	zw.Close()
-	if w.Len() > len(data)*9/10 {
-		return nil, zw
-	}
-	return w.Bytes(), zw
+	return w.Finish(), nil
 }
 
 // FilesDigest is the files digest of the sandbox's files as they are: the
@@ -283,10 +212,10 @@ func (s *Sandbox) FilesDigest() ([32]byte, error) {
 }
 
 func filesDigest(root string) ([32]byte, error) {
-	dw := newDigestWriter()
-	err := walkFiles(root, func(e *snapEntry, host string) error {
-		dw.header(e)
-		if e.dir {
+	dw := snapshot.NewDigest()
+	err := walkFiles(root, func(e *snapshot.Entry, host string) error {
+		dw.Header(e)
+		if e.Dir {
 			return nil
 		}
 		f, err := openRegular(host, e)
@@ -294,15 +223,15 @@ func filesDigest(root string) ([32]byte, error) {
 			return err
 		}
 		defer f.Close()
-		if n, err := io.Copy(dw.h, io.LimitReader(f, e.size)); err != nil || n != e.size {
-			return fmt.Errorf("reading %s: it changed while being read", guestPath(e.path))
+		if n, err := io.Copy(dw, io.LimitReader(f, e.Size)); err != nil || n != e.Size {
+			return fmt.Errorf("reading %s: it changed while being read", snapshot.GuestPath(e.Path))
 		}
 		return nil
 	})
 	if err != nil {
 		return [32]byte{}, fmt.Errorf("files digest: %w", err)
 	}
-	return dw.sum(), nil
+	return dw.Sum(), nil
 }
 
 // Restore replaces the sandbox's files with a snapshot's and lowers its
@@ -316,15 +245,15 @@ func filesDigest(root string) ([32]byte, error) {
 // files count as restored. On any error the sandbox's files are as they
 // were.
 func (s *Sandbox) Restore(data []byte) error {
-	ps, err := parseSnapshot(data, s.durableKey())
+	ps, err := snapshot.Parse(data, s.durableKey())
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	if quota := s.cfg.Limits.DiskQuota; ps.cost > quota {
-		return fmt.Errorf("restore: %w: its files need %d bytes of disk, more than this sandbox's disk_quota=%d", ErrSnapshot, ps.cost, quota)
+	if quota := s.cfg.Limits.DiskQuota; ps.Cost > quota {
+		return fmt.Errorf("restore: %w: its files need %d bytes of disk, more than this sandbox's disk_quota=%d", ErrSnapshot, ps.Cost, quota)
 	}
 	budgeted, ok := s.cfg.Authorizer.(Budgeted)
-	if !ok && len(ps.budgets) > 0 {
+	if !ok && len(ps.Budgets) > 0 {
 		return errors.New("restore: the snapshot limits tool calls, and this sandbox's authorizer keeps no budgets")
 	}
 	if err := s.lockIdle("restore"); err != nil {
@@ -332,32 +261,29 @@ func (s *Sandbox) Restore(data []byte) error {
 	}
 	defer s.mu.Unlock()
 	err = s.replaceFiles(func(w *treeWriter) error {
-		dw := newDigestWriter()
-		for i := range ps.entries {
-			e := &ps.entries[i]
-			dw.header(e)
+		dw := snapshot.NewDigest()
+		for i := range ps.Entries {
+			e := &ps.Entries[i]
+			dw.Header(e)
 			var err error
-			if e.dir {
+			if e.Dir {
 				err = w.dir(e)
 			} else {
-				err = w.file(e, e.openData(), dw.h)
+				err = w.file(e, e.Open(), dw)
 			}
 			if err != nil {
 				return err
 			}
 		}
-		if got := dw.sum(); got != ps.digest {
-			return snapErr("snapshot damaged or changed: its files do not match its files digest (%x..., it says %x...)", got[:8], ps.digest[:8])
-		}
-		return nil
+		return ps.CheckDigest(dw.Sum())
 	})
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	if budgeted != nil {
-		budgeted.CapBudgets(ps.budgets)
+		budgeted.CapBudgets(ps.Budgets)
 	}
-	s.noteDigest(ps.digest)
+	s.noteDigest(ps.Digest)
 	return nil
 }
 
@@ -491,15 +417,15 @@ func (s *Sandbox) CopyTo(dst *Sandbox) error {
 	defer dst.mu.Unlock()
 	cost, quota := int64(wire.DiskEntryCost), dst.cfg.Limits.DiskQuota
 	err := dst.replaceFiles(func(w *treeWriter) error {
-		return walkFiles(s.Root(), func(e *snapEntry, host string) error {
+		return walkFiles(s.Root(), func(e *snapshot.Entry, host string) error {
 			cost += wire.DiskEntryCost
-			if !e.dir {
-				cost += roundBlock(e.size)
+			if !e.Dir {
+				cost += snapshot.RoundBlock(e.Size)
 			}
 			if cost > quota {
 				return fmt.Errorf("the files need more than the copy's disk_quota=%d", quota)
 			}
-			if e.dir {
+			if e.Dir {
 				return w.dir(e)
 			}
 			f, err := openRegular(host, e)

@@ -1,10 +1,11 @@
 package host
 
 import (
+	"amlasandbox/gocore/durable"
+	"amlasandbox/gocore/snapshot"
+	"amlasandbox/gocore/snapshot/snapshottest"
 	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"os"
@@ -55,15 +56,15 @@ func writeTree(t *testing.T, sb *Sandbox, files map[string]string) {
 func readTree(t *testing.T, root string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	err := walkFiles(root, func(e *snapEntry, host string) error {
-		meta := e.mode | 0
-		key := e.path
-		if e.dir {
-			out[key+"/"] = string(rune(meta)) + time.Unix(0, e.mtime).UTC().Format(time.RFC3339Nano)
+	err := walkFiles(root, func(e *snapshot.Entry, host string) error {
+		meta := e.Mode | 0
+		key := e.Path
+		if e.Dir {
+			out[key+"/"] = string(rune(meta)) + time.Unix(0, e.MTime).UTC().Format(time.RFC3339Nano)
 			return nil
 		}
 		b, err := os.ReadFile(host)
-		out[key] = string(rune(meta)) + time.Unix(0, e.mtime).UTC().Format(time.RFC3339Nano) + "|" + string(b)
+		out[key] = string(rune(meta)) + time.Unix(0, e.MTime).UTC().Format(time.RFC3339Nano) + "|" + string(b)
 		return err
 	})
 	if err != nil {
@@ -105,11 +106,11 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ps, err := parseSnapshot(data, testKey())
+			ps, err := snapshot.Parse(data, testKey())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ps.digest != digest {
+			if ps.Digest != digest {
 				t.Fatal("the snapshot's files digest differs from the sandbox's")
 			}
 			auth2 := &budgetAuth{left: map[string]int64{"cap:tool-call:mcp:a": 10, "cap:tool-call:mcp:b": 1}}
@@ -211,91 +212,21 @@ func TestSnapshotWhileRunning(t *testing.T) {
 	}
 }
 
-// snapBuilder writes snapshot bytes record by record, with a correct
-// trailer (the SHA-256 of every byte but the files' data), so hostile
-// content reaches the structural checks.
-type snapBuilder struct {
-	b    []byte // every byte
-	skel []byte // every byte but the files' data
-}
-
-func newSnap() *snapBuilder {
-	h := append([]byte(snapMagic), snapVersion)
-	return &snapBuilder{b: h, skel: append([]byte(nil), h...)}
-}
-
-func (s *snapBuilder) put(b ...byte) {
-	s.b = append(s.b, b...)
-	s.skel = append(s.skel, b...)
-}
-
-func (s *snapBuilder) dir(p string, mode uint64) *snapBuilder {
-	rec := appendString([]byte{recDir}, p)
-	rec = binary.AppendUvarint(rec, mode)
-	s.put(binary.AppendVarint(rec, 0)...)
-	return s
-}
-
-func (s *snapBuilder) file(p string, mode, size uint64, method byte, data []byte) *snapBuilder {
-	rec := appendString([]byte{recFile}, p)
-	rec = binary.AppendUvarint(rec, mode)
-	rec = binary.AppendVarint(rec, 0)
-	rec = binary.AppendUvarint(rec, size)
-	rec = append(rec, method)
-	if method == methodDeflate {
-		rec = binary.AppendUvarint(rec, uint64(len(data)))
-	}
-	s.put(rec...)
-	s.b = append(s.b, data...)
-	return s
-}
-
-func (s *snapBuilder) raw(b ...byte) *snapBuilder { s.put(b...); return s }
-
-// done ends the records, adds a files digest (zeros unless given) and
-// the trailer.
-func (s *snapBuilder) done(digest []byte) []byte {
-	s.put(recEnd)
-	if digest == nil {
-		digest = make([]byte, 32)
-	}
-	s.put(digest...)
-	return s.seal()
-}
-
-// seal adds only the trailer: the MAC under the test sandboxes' key.
-func (s *snapBuilder) seal() []byte {
-	m := newMAC(testKey())
-	m.Write(s.skel)
-	return m.Sum(s.b)
-}
+// newSnap starts snapshot bytes, record by record, sealed under the test
+// sandboxes' key (gocore/snapshot/snapshottest), so hostile content
+// reaches the checks after authentication.
+func newSnap() *snapshottest.Builder { return snapshottest.New(testKey()) }
 
 // testKey is the durable key of test sandboxes (made without one).
 func testKey() []byte { return ProcessDurableKey() }
 
 // resealSnapshot gives a snapshot's body a valid trailer under key, so
-// checks after authentication are reached; data that cannot be framed
-// is returned as it is.
-func resealSnapshot(data, key []byte) []byte {
-	if len(data) < len(snapMagic)+1+32 {
-		return data
-	}
-	body := data[:len(data)-32]
-	m := newMAC(key)
-	if _, err := walkSnapRecords(body, m, nil); err != nil {
-		return data
-	}
-	return m.Sum(append([]byte(nil), body...))
-}
+// checks after authentication are reached.
+func resealSnapshot(data, key []byte) []byte { return snapshottest.Reseal(data, key) }
 
-func deflated(t *testing.T, data []byte) []byte {
-	t.Helper()
-	out, _ := deflateIfSmaller(nil, data, nil)
-	if out == nil {
-		t.Fatal("test data did not compress")
-	}
-	return out
-}
+// sha256Resealed gives a snapshot the trailer of format version 1 (the
+// SHA-256 of its skeleton), as someone without the key would.
+func sha256Resealed(data []byte) []byte { return snapshottest.SHA256Reseal(data) }
 
 func TestRestoreHostileSnapshots(t *testing.T) {
 	good, err := newTestSandbox(t, Limits{}, nil).Snapshot(SnapshotOptions{})
@@ -303,10 +234,10 @@ func TestRestoreHostileSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	zeros := make([]byte, 8<<20)
-	bomb := deflated(t, zeros)
-	base := func() *snapBuilder { return newSnap().dir("tmp", 0o755).dir("workspace", 0o755) }
+	bomb := snapshottest.Deflate(zeros)
+	base := func() *snapshottest.Builder { return newSnap().Dir("tmp", 0o755).Dir("workspace", 0o755) }
 	flipped := append([]byte(nil), good...)
-	flipped[len(snapMagic)+3] ^= 1
+	flipped[len(snapshot.Magic)+3] ^= 1
 	withFile := newTestSandbox(t, Limits{}, nil)
 	writeTree(t, withFile, map[string]string{"workspace/data.txt": "some data that is stored as it is"})
 	goodFile, err := withFile.Snapshot(SnapshotOptions{})
@@ -324,8 +255,8 @@ func TestRestoreHostileSnapshots(t *testing.T) {
 	}{
 		{"empty", nil, 0, "too few"},
 		{"not a snapshot", []byte(strings.Repeat("x", 100)), 0, "not an amla-sandbox snapshot"},
-		{"future version", append([]byte(snapMagic), append([]byte{9}, make([]byte, 40)...)...), 0, "version 9 is not supported"},
-		{"version 1 (unauthenticated)", append([]byte(snapMagic), append([]byte{1}, make([]byte, 40)...)...), 0, "version 1 is not supported (this build reads version 2; older versions carry no authentication"},
+		{"future version", append([]byte(snapshot.Magic), append([]byte{9}, make([]byte, 40)...)...), 0, "version 9 is not supported"},
+		{"version 1 (unauthenticated)", append([]byte(snapshot.Magic), append([]byte{1}, make([]byte, 40)...)...), 0, "version 1 is not supported (this build reads version 2; older versions carry no authentication"},
 		{"another key", resealSnapshot(goodFile, []byte("another application's durable key")), 0, "authentication failed"},
 		{"a SHA-256 trailer", sha256Resealed(goodFile), 0, "authentication failed"},
 		{"truncated", good[:len(good)-5], 0, "damaged"},
@@ -333,27 +264,27 @@ func TestRestoreHostileSnapshots(t *testing.T) {
 		{"tampered byte", flipped, 0, "damaged"},
 		{"tampered budget, resealed with another key", resealSnapshot(flipped, []byte("not the key of this sandbox!")), 0, "authentication failed"},
 		{"tampered file data", flippedData, 0, "do not match its files digest"},
-		{"path traversal", base().file("workspace/../../../etc/x", 0o644, 1, 0, []byte("x")).done(nil), 0, `component ".."`},
-		{"absolute path", base().file("/etc/passwd", 0o644, 1, 0, []byte("x")).done(nil), 0, "absolute path"},
-		{"outside the sandbox dirs", newSnap().dir("etc", 0o755).done(nil), 0, "outside /tmp and /workspace"},
-		{"symlink record", base().raw(4).done(nil), 0, "unknown record type 4"},
-		{"device file bits", base().file("workspace/dev", 0o20644, 0, 0, nil).done(nil), 0, "has mode"},
-		{"setuid", base().file("workspace/s", 0o4755, 0, 0, nil).done(nil), 0, "has mode"},
-		{"NUL in a name", base().file("workspace/a\x00b", 0o644, 0, 0, nil).done(nil), 0, "NUL"},
-		{"dot component", base().file("workspace/./a", 0o644, 0, 0, nil).done(nil), 0, `component "."`},
-		{"file before its directory", base().file("workspace/d/a", 0o644, 0, 0, nil).done(nil), 0, "before its directory"},
-		{"duplicate", base().file("workspace/a", 0o644, 0, 0, nil).file("workspace/a", 0o644, 0, 0, nil).done(nil), 0, "walk order"},
-		{"file under a file", base().file("workspace/a", 0o644, 0, 0, nil).file("workspace/a/b", 0o644, 0, 0, nil).done(nil), 0, "before its directory"},
-		{"missing workspace", newSnap().dir("tmp", 0o755).done(nil), 0, "no /workspace directory"},
-		{"declared size past the data", base().file("workspace/a", 0o644, 1000, 0, []byte("short")).done(nil), 0, "damaged or truncated"},
-		{"sizes beyond the quota", base().file("workspace/huge", 0o644, 1<<40, 1, bomb[:10]).done(nil), 1 << 20, "more than this sandbox's disk_quota"},
-		{"decompression bomb", base().file("workspace/bomb", 0o644, 4096, 1, bomb).done(nil), 0, "inflates to more bytes than it declares"},
-		{"inflates short", base().file("workspace/short", 0o644, 16<<20, 1, bomb).done(nil), 64 << 20, "fewer bytes"},
-		{"garbage compressed data", base().file("workspace/g", 0o644, 10, 1, []byte{0xff, 0xff, 0xff}).done(nil), 0, "compressed data"},
-		{"files digest mismatch", base().file("workspace/a", 0o644, 1, 0, []byte("x")).done(bytes.Repeat([]byte{7}, 32)), 0, "do not match its files digest"},
-		{"bytes after the end", base().raw(recEnd).raw(make([]byte, 32)...).raw(1, 2, 3).seal(), 0, "3 bytes after its end"},
-		{"unknown method", base().file("workspace/a", 0o644, 1, 7, []byte("x")).done(nil), 0, "unknown method 7"},
-		{"budget keys unsorted", base().raw(recBudget).raw(appendString(nil, "b")...).raw(1).raw(recBudget).raw(appendString(nil, "a")...).raw(1).done(nil), 0, "sorted"},
+		{"path traversal", base().File("workspace/../../../etc/x", 0o644, 1, 0, []byte("x")).Done(nil), 0, `component ".."`},
+		{"absolute path", base().File("/etc/passwd", 0o644, 1, 0, []byte("x")).Done(nil), 0, "absolute path"},
+		{"outside the sandbox dirs", newSnap().Dir("etc", 0o755).Done(nil), 0, "outside /tmp and /workspace"},
+		{"symlink record", base().Raw(4).Done(nil), 0, "unknown record type 4"},
+		{"device file bits", base().File("workspace/dev", 0o20644, 0, 0, nil).Done(nil), 0, "has mode"},
+		{"setuid", base().File("workspace/s", 0o4755, 0, 0, nil).Done(nil), 0, "has mode"},
+		{"NUL in a name", base().File("workspace/a\x00b", 0o644, 0, 0, nil).Done(nil), 0, "NUL"},
+		{"dot component", base().File("workspace/./a", 0o644, 0, 0, nil).Done(nil), 0, `component "."`},
+		{"file before its directory", base().File("workspace/d/a", 0o644, 0, 0, nil).Done(nil), 0, "before its directory"},
+		{"duplicate", base().File("workspace/a", 0o644, 0, 0, nil).File("workspace/a", 0o644, 0, 0, nil).Done(nil), 0, "walk order"},
+		{"file under a file", base().File("workspace/a", 0o644, 0, 0, nil).File("workspace/a/b", 0o644, 0, 0, nil).Done(nil), 0, "before its directory"},
+		{"missing workspace", newSnap().Dir("tmp", 0o755).Done(nil), 0, "no /workspace directory"},
+		{"declared size past the data", base().File("workspace/a", 0o644, 1000, 0, []byte("short")).Done(nil), 0, "damaged or truncated"},
+		{"sizes beyond the quota", base().File("workspace/huge", 0o644, 1<<40, 1, bomb[:10]).Done(nil), 1 << 20, "more than this sandbox's disk_quota"},
+		{"decompression bomb", base().File("workspace/bomb", 0o644, 4096, 1, bomb).Done(nil), 0, "inflates to more bytes than it declares"},
+		{"inflates short", base().File("workspace/short", 0o644, 16<<20, 1, bomb).Done(nil), 64 << 20, "fewer bytes"},
+		{"garbage compressed data", base().File("workspace/g", 0o644, 10, 1, []byte{0xff, 0xff, 0xff}).Done(nil), 0, "compressed data"},
+		{"files digest mismatch", base().File("workspace/a", 0o644, 1, 0, []byte("x")).Done(bytes.Repeat([]byte{7}, 32)), 0, "do not match its files digest"},
+		{"bytes after the end", base().Raw(snapshottest.RecEnd).Raw(make([]byte, 32)...).Raw(1, 2, 3).Seal(), 0, "3 bytes after its end"},
+		{"unknown method", base().File("workspace/a", 0o644, 1, 7, []byte("x")).Done(nil), 0, "unknown method 7"},
+		{"budget keys unsorted", base().Raw(snapshottest.RecBudget).Raw(durable.AppendString(nil, "b")...).Raw(1).Raw(snapshottest.RecBudget).Raw(durable.AppendString(nil, "a")...).Raw(1).Done(nil), 0, "sorted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -413,37 +344,4 @@ func diff(a, b []string) []string {
 		}
 	}
 	return out
-}
-
-func FuzzParseSnapshot(f *testing.F) {
-	f.Add(newSnap().dir("tmp", 0o755).dir("workspace", 0o755).file("workspace/a", 0o644, 1, 0, []byte("x")).done(nil))
-	f.Add([]byte(snapMagic))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		// Fuzzed bytes are resealed under the key, so they reach every
-		// check after authentication.
-		if len(data) > len(snapMagic) {
-			data = append(append([]byte(snapMagic), snapVersion), data[len(snapMagic)+1:]...)
-		}
-		data = resealSnapshot(data, testKey())
-		ps, err := parseSnapshot(data, testKey())
-		if err != nil {
-			return
-		}
-		for _, e := range ps.entries {
-			if err := checkSnapPath(e.path); err != nil {
-				t.Fatalf("accepted %q: %v", e.path, err)
-			}
-		}
-	})
-}
-
-// sha256Resealed gives a snapshot the trailer of format version 1 (the
-// SHA-256 of its skeleton), as someone without the key would.
-func sha256Resealed(data []byte) []byte {
-	body := data[:len(data)-32]
-	h := sha256.New()
-	if _, err := walkSnapRecords(body, h, nil); err != nil {
-		panic(err)
-	}
-	return h.Sum(append([]byte(nil), body...))
 }

@@ -12,6 +12,7 @@ package host
 // times on the open descriptors.
 
 import (
+	"amlasandbox/gocore/snapshot"
 	"fmt"
 	"io"
 	"os"
@@ -23,7 +24,7 @@ import (
 type dirFrame struct {
 	path string
 	fd   int
-	e    snapEntry
+	e    snapshot.Entry
 }
 
 // treeWriter writes entries in canonical order under base.
@@ -43,8 +44,8 @@ func newTreeWriter(base string, existing bool) (*treeWriter, error) {
 
 // parentFd finishes the directories that are not e's ancestors and
 // returns the descriptor of e's directory.
-func (w *treeWriter) parentFd(e *snapEntry) (int, error) {
-	parent := parentOf(e.path)
+func (w *treeWriter) parentFd(e *snapshot.Entry) (int, error) {
+	parent := snapshot.ParentOf(e.Path)
 	for len(w.stack) > 0 && w.stack[len(w.stack)-1].path != parent {
 		if err := w.pop(); err != nil {
 			return -1, err
@@ -54,47 +55,47 @@ func (w *treeWriter) parentFd(e *snapEntry) (int, error) {
 		return w.base, nil
 	}
 	if len(w.stack) == 0 {
-		return -1, fmt.Errorf("%s comes before its directory", guestPath(e.path))
+		return -1, fmt.Errorf("%s comes before its directory", snapshot.GuestPath(e.Path))
 	}
 	return w.stack[len(w.stack)-1].fd, nil
 }
 
-func (w *treeWriter) dir(e *snapEntry) error {
+func (w *treeWriter) dir(e *snapshot.Entry) error {
 	pfd, err := w.parentFd(e)
 	if err != nil {
 		return err
 	}
-	name := path.Base(e.path)
+	name := path.Base(e.Path)
 	if !(w.existing && pfd == w.base) {
 		if err := syscall.Mkdirat(pfd, name, 0o700); err != nil {
-			return fmt.Errorf("creating %s: %w", guestPath(e.path), err)
+			return fmt.Errorf("creating %s: %w", snapshot.GuestPath(e.Path), err)
 		}
 	}
 	fd, err := syscall.Openat(pfd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("opening %s: %w", guestPath(e.path), err)
+		return fmt.Errorf("opening %s: %w", snapshot.GuestPath(e.Path), err)
 	}
-	w.stack = append(w.stack, dirFrame{path: e.path, fd: fd, e: *e})
+	w.stack = append(w.stack, dirFrame{path: e.Path, fd: fd, e: *e})
 	return nil
 }
 
-func (w *treeWriter) file(e *snapEntry, src io.Reader, tee io.Writer) error {
+func (w *treeWriter) file(e *snapshot.Entry, src io.Reader, tee io.Writer) error {
 	pfd, err := w.parentFd(e)
 	if err != nil {
 		return err
 	}
-	fd, err := syscall.Openat(pfd, path.Base(e.path), syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	fd, err := syscall.Openat(pfd, path.Base(e.Path), syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
-		return fmt.Errorf("creating %s: %w", guestPath(e.path), err)
+		return fmt.Errorf("creating %s: %w", snapshot.GuestPath(e.Path), err)
 	}
-	f := os.NewFile(uintptr(fd), e.path)
+	f := os.NewFile(uintptr(fd), e.Path)
 	var dst io.Writer = f
 	if tee != nil {
 		dst = io.MultiWriter(f, tee)
 	}
 	n, err := io.Copy(dst, src)
-	if err == nil && n != e.size {
-		err = fmt.Errorf("%s: %d bytes written, want %d", guestPath(e.path), n, e.size)
+	if err == nil && n != e.Size {
+		err = fmt.Errorf("%s: %d bytes written, want %d", snapshot.GuestPath(e.Path), n, e.Size)
 	}
 	if err == nil {
 		err = setModeTimes(fd, e)
@@ -140,15 +141,15 @@ func (w *treeWriter) abort() {
 	}
 }
 
-func setModeTimes(fd int, e *snapEntry) error {
-	if err := syscall.Fchmod(fd, e.mode); err != nil {
-		return fmt.Errorf("setting the mode of %s: %w", guestPath(e.path), err)
+func setModeTimes(fd int, e *snapshot.Entry) error {
+	if err := syscall.Fchmod(fd, e.Mode); err != nil {
+		return fmt.Errorf("setting the mode of %s: %w", snapshot.GuestPath(e.Path), err)
 	}
 	// utimensat(fd, NULL, times, 0) is futimens: the times of fd itself,
 	// to the nanosecond.
-	ts := [2]syscall.Timespec{syscall.NsecToTimespec(e.mtime), syscall.NsecToTimespec(e.mtime)}
+	ts := [2]syscall.Timespec{syscall.NsecToTimespec(e.MTime), syscall.NsecToTimespec(e.MTime)}
 	if _, _, errno := syscall.Syscall6(syscall.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0); errno != 0 {
-		return fmt.Errorf("setting the times of %s: %w", guestPath(e.path), errno)
+		return fmt.Errorf("setting the times of %s: %w", snapshot.GuestPath(e.Path), errno)
 	}
 	return nil
 }

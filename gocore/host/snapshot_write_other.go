@@ -6,6 +6,7 @@ package host
 // an os.Root of the base directory, which keeps every path beneath it.
 
 import (
+	"amlasandbox/gocore/snapshot"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,7 +17,7 @@ import (
 type treeWriter struct {
 	root     *os.Root
 	existing bool
-	dirs     []snapEntry
+	dirs     []snapshot.Entry
 }
 
 func newTreeWriter(base string, existing bool) (*treeWriter, error) {
@@ -27,20 +28,20 @@ func newTreeWriter(base string, existing bool) (*treeWriter, error) {
 	return &treeWriter{root: r, existing: existing}, nil
 }
 
-func (w *treeWriter) dir(e *snapEntry) error {
-	if !(w.existing && parentOf(e.path) == "") {
-		if err := w.root.Mkdir(e.path, 0o700); err != nil {
-			return fmt.Errorf("creating %s: %w", guestPath(e.path), err)
+func (w *treeWriter) dir(e *snapshot.Entry) error {
+	if !(w.existing && snapshot.ParentOf(e.Path) == "") {
+		if err := w.root.Mkdir(e.Path, 0o700); err != nil {
+			return fmt.Errorf("creating %s: %w", snapshot.GuestPath(e.Path), err)
 		}
 	}
 	w.dirs = append(w.dirs, *e)
 	return nil
 }
 
-func (w *treeWriter) file(e *snapEntry, src io.Reader, tee io.Writer) error {
-	f, err := w.root.OpenFile(e.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+func (w *treeWriter) file(e *snapshot.Entry, src io.Reader, tee io.Writer) error {
+	f, err := w.root.OpenFile(e.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return fmt.Errorf("creating %s: %w", guestPath(e.path), err)
+		return fmt.Errorf("creating %s: %w", snapshot.GuestPath(e.Path), err)
 	}
 	var dst io.Writer = f
 	if tee != nil {
@@ -50,8 +51,8 @@ func (w *treeWriter) file(e *snapEntry, src io.Reader, tee io.Writer) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil && n != e.size {
-		err = fmt.Errorf("%s: %d bytes written, want %d", guestPath(e.path), n, e.size)
+	if err == nil && n != e.Size {
+		err = fmt.Errorf("%s: %d bytes written, want %d", snapshot.GuestPath(e.Path), n, e.Size)
 	}
 	if err != nil {
 		return err
@@ -59,13 +60,13 @@ func (w *treeWriter) file(e *snapEntry, src io.Reader, tee io.Writer) error {
 	return w.setModeTimes(e)
 }
 
-func (w *treeWriter) setModeTimes(e *snapEntry) error {
-	if err := w.root.Chmod(e.path, fs.FileMode(e.mode)); err != nil {
-		return fmt.Errorf("setting the mode of %s: %w", guestPath(e.path), err)
+func (w *treeWriter) setModeTimes(e *snapshot.Entry) error {
+	if err := w.root.Chmod(e.Path, fs.FileMode(e.Mode)); err != nil {
+		return fmt.Errorf("setting the mode of %s: %w", snapshot.GuestPath(e.Path), err)
 	}
-	t := time.Unix(0, e.mtime)
-	if err := w.root.Chtimes(e.path, t, t); err != nil {
-		return fmt.Errorf("setting the times of %s: %w", guestPath(e.path), err)
+	t := time.Unix(0, e.MTime)
+	if err := w.root.Chtimes(e.Path, t, t); err != nil {
+		return fmt.Errorf("setting the times of %s: %w", snapshot.GuestPath(e.Path), err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package host
+package journal
 
 // The journal format: everything that came into one run from outside its
 // guests, in the order the guests received it, so the run can be
@@ -12,7 +12,7 @@ package host
 //	HMAC-SHA-256 under the durable key of every byte before it (32 bytes)
 //
 // The events section inflates to exactly its raw length (at most
-// maxJournalEvents, and no more than DEFLATE can make of its stored
+// MaxEvents, and no more than DEFLATE can make of its stored
 // bytes), and nothing else of a journal is compressed. The trailer is
 // checked before anything else is read, and every declared size against
 // the bytes that hold it before anything is allocated for it.
@@ -30,15 +30,18 @@ import (
 	"sync"
 	"time"
 
+	"amlasandbox/gocore/durable"
+	"amlasandbox/gocore/snapshot"
 	"amlasandbox/gocore/wire"
 )
 
 const (
-	journalMagic   = "AMLAJRNL"
-	journalVersion = 2
+	// Magic and Version begin every journal.
+	Magic   = "AMLAJRNL"
+	Version = 2
 
-	// maxJournalEvents bounds the inflated events of a journal read.
-	maxJournalEvents = 4 << 30
+	// MaxEvents bounds the inflated events of a journal read.
+	MaxEvents = 4 << 30
 	// maxDeflateRatio is more than DEFLATE can expand (a 258-byte match
 	// costs at least 2 bits: 1032 to 1): declared events beyond it are
 	// refused before any byte is inflated.
@@ -52,11 +55,11 @@ var flateWriters = sync.Pool{New: func() any {
 	return zw
 }}
 
-// ErrJournal is wrapped by every error about a journal's bytes.
-var ErrJournal = errors.New("invalid journal")
+// ErrInvalid is wrapped by every error about a journal's bytes.
+var ErrInvalid = errors.New("invalid journal")
 
 func journalErr(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrJournal, fmt.Sprintf(format, a...))
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
 }
 
 // How a journaled run ended.
@@ -79,15 +82,40 @@ type Journal struct {
 	Packages []PackageDigest
 	// End: how the recorded run ended; the Result fields that matter.
 	End       string
-	Reason    stopReason
+	Reason    StopReason
 	ExitCode  int
 	ErrorKind string
 	Error     string
 	// Pending is the call awaiting approval (End == EndPaused).
 	Pending *PendingCall
-	// Events, encoded (see event.go); decoded as a replay reads them.
+	// Events, encoded (EventWriter); decoded as a replay reads them
+	// (EventReader).
 	Events []byte
 }
+
+// Limits are the limits a run was recorded under (those of the sandbox
+// it ran in: gocore/host's Limits, field for field).
+type Limits struct {
+	Timeout       time.Duration // wall time, not counting time blocked on Python
+	MemoryLimit   int64         // bytes of guest linear memory
+	MaxOutput     int64         // bytes per stream (stdout, stderr)
+	MaxToolResult int64         // bytes of one serialized tool result
+	MaxCallStack  int           // JavaScript call depth; 0 = guest default
+	MaxToolCalls  int           // tool calls one run may make (max_steps)
+	DiskQuota     int64         // bytes the sandbox's files may take on the host
+}
+
+// StopReason says why the host stopped a run (End == EndStopped). Its
+// values are those of gocore/host's stop switch, and are stored as one
+// byte.
+type StopReason byte
+
+const (
+	StopNone    StopReason = 0
+	StopCancel  StopReason = 1
+	StopTimeout StopReason = 2
+	StopLimit   StopReason = 3 // a host-side limit (tool calls per run)
+)
 
 // PendingCall is a tool call that waits for a human's approval, and what
 // a paused run needs to continue after it: the answers that had reached
@@ -105,8 +133,8 @@ type PendingCall struct {
 // TokenID is the pending call's token id, as text.
 func (p *PendingCall) TokenID() string { return fmt.Sprintf("%x", p.Token) }
 
-// newToken returns a fresh random token id.
-func newToken() (t [16]byte) {
+// NewToken returns a fresh random token id.
+func NewToken() (t [16]byte) {
 	if _, err := rand.Read(t[:]); err != nil {
 		panic("approval token: no random bytes: " + err.Error())
 	}
@@ -124,10 +152,10 @@ func (j *Journal) Encode(key []byte) []byte {
 	meta := j.appendMeta(nil)
 	// The inflated section: the events, then the pending call's
 	// unreceived answers (they may be big, and compress as events do).
-	section := appendBytes(nil, j.Events)
+	section := durable.AppendBytes(nil, j.Events)
 	if j.Pending != nil {
 		for _, f := range j.Pending.Unreceived {
-			section = appendBytes(section, f)
+			section = durable.AppendBytes(section, f)
 		}
 	}
 	var events bytes.Buffer
@@ -137,21 +165,16 @@ func (j *Journal) Encode(key []byte) []byte {
 	zw.Close()
 	flateWriters.Put(zw)
 	raw := len(section)
-	out := make([]byte, 0, len(journalMagic)+1+len(meta)+len(j.Snapshot)+events.Len()+64)
-	out = append(out, journalMagic...)
-	out = append(out, journalVersion)
-	out = appendBytes(out, meta)
-	out = appendBytes(out, j.Snapshot)
+	out := make([]byte, 0, len(Magic)+1+len(meta)+len(j.Snapshot)+events.Len()+64)
+	out = append(out, Magic...)
+	out = append(out, Version)
+	out = durable.AppendBytes(out, meta)
+	out = durable.AppendBytes(out, j.Snapshot)
 	out = binary.AppendUvarint(out, uint64(raw))
-	out = appendBytes(out, events.Bytes())
-	m := newMAC(key)
+	out = durable.AppendBytes(out, events.Bytes())
+	m := durable.NewMAC(key)
 	m.Write(out)
 	return m.Sum(out)
-}
-
-func appendBytes(b, v []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(len(v)))
-	return append(b, v...)
 }
 
 func appendBool(b []byte, v bool) []byte {
@@ -162,12 +185,12 @@ func appendBool(b []byte, v bool) []byte {
 }
 
 func (j *Journal) appendMeta(b []byte) []byte {
-	b = appendString(b, j.Input.Language)
-	b = appendString(b, j.Input.Code)
-	b = appendString(b, j.Input.Stdin)
+	b = durable.AppendString(b, j.Input.Language)
+	b = durable.AppendString(b, j.Input.Code)
+	b = durable.AppendString(b, j.Input.Stdin)
 	b = appendBool(b, j.Input.HasStdin)
 	tools, _ := json.Marshal(j.Input.Tools)
-	b = appendBytes(b, tools)
+	b = durable.AppendBytes(b, tools)
 	b = binary.AppendUvarint(b, uint64(j.Input.MaxCallStack))
 	l := j.Limits
 	for _, v := range []int64{int64(l.Timeout), l.MemoryLimit, l.MaxOutput, l.MaxToolResult, int64(l.MaxCallStack), int64(l.MaxToolCalls), l.DiskQuota} {
@@ -181,45 +204,45 @@ func (j *Journal) appendMeta(b []byte) []byte {
 	sort.Strings(keys)
 	b = binary.AppendUvarint(b, uint64(len(keys)))
 	for _, k := range keys {
-		b = appendString(b, k)
+		b = durable.AppendString(b, k)
 		b = binary.AppendVarint(b, j.Budgets[k])
 	}
 	b = binary.AppendUvarint(b, uint64(len(j.Packages)))
 	for _, p := range j.Packages {
-		b = appendString(b, p.Name)
-		b = appendString(b, p.Digest)
+		b = durable.AppendString(b, p.Name)
+		b = durable.AppendString(b, p.Digest)
 	}
-	b = appendString(b, j.End)
+	b = durable.AppendString(b, j.End)
 	b = append(b, byte(j.Reason))
 	b = binary.AppendVarint(b, int64(j.ExitCode))
-	b = appendString(b, j.ErrorKind)
-	b = appendString(b, j.Error)
+	b = durable.AppendString(b, j.ErrorKind)
+	b = durable.AppendString(b, j.Error)
 	b = appendBool(b, j.Pending != nil)
 	if p := j.Pending; p != nil {
 		b = append(b, p.Token[:]...)
 		b = binary.AppendUvarint(b, uint64(p.ID))
-		b = appendString(b, p.Method)
-		b = appendBytes(b, p.Params)
+		b = durable.AppendString(b, p.Method)
+		b = durable.AppendBytes(b, p.Params)
 		b = binary.AppendUvarint(b, uint64(len(p.Unreceived)))
 	}
 	return b
 }
 
-// DecodeJournal checks and decodes a journal made under key. Its trailer
+// Decode checks and decodes a journal made under key. Its trailer
 // is checked first; every field is bounded by the bytes that hold it; the
 // events are inflated to exactly their declared length, which is bounded
-// by maxJournalEvents and by what its stored bytes can inflate to.
-func DecodeJournal(data, key []byte) (*Journal, error) {
-	body, err := checkTrailer(data, journalMagic, journalVersion, "journal", journalErr, key)
+// by MaxEvents and by what its stored bytes can inflate to.
+func Decode(data, key []byte) (*Journal, error) {
+	body, err := durable.CheckTrailer(data, Magic, Version, "journal", journalErr, key)
 	if err != nil {
 		return nil, err
 	}
-	r := &snapReader{b: body, off: len(journalMagic) + 1, what: "journal", err: journalErr}
-	metaLen, err := r.uvarint("meta length")
+	r := durable.NewReader(body, len(Magic)+1, "journal", journalErr)
+	metaLen, err := r.Uvarint("meta length")
 	if err != nil {
 		return nil, err
 	}
-	meta, err := r.bytesN(metaLen, "meta")
+	meta, err := r.Bytes(metaLen, "meta")
 	if err != nil {
 		return nil, err
 	}
@@ -228,47 +251,47 @@ func DecodeJournal(data, key []byte) (*Journal, error) {
 	if unreceived, err = j.decodeMeta(meta); err != nil {
 		return nil, err
 	}
-	snapLen, err := r.uvarint("snapshot length")
+	snapLen, err := r.Uvarint("snapshot length")
 	if err != nil {
 		return nil, err
 	}
-	if j.Snapshot, err = r.bytesN(snapLen, "snapshot"); err != nil {
+	if j.Snapshot, err = r.Bytes(snapLen, "snapshot"); err != nil {
 		return nil, err
 	}
 	if len(j.Snapshot) == 0 {
 		j.Snapshot = nil
 	} else {
-		ps, err := parseSnapshot(j.Snapshot, key)
+		ps, err := snapshot.Parse(j.Snapshot, key)
 		if err != nil {
 			return nil, journalErr("its start snapshot: %v", err)
 		}
-		if ps.digest != j.FilesDigest {
+		if ps.Digest != j.FilesDigest {
 			return nil, journalErr("its start snapshot's files digest is not the one its meta names")
 		}
 	}
-	raw, err := r.uvarint("events length")
+	raw, err := r.Uvarint("events length")
 	if err != nil {
 		return nil, err
 	}
-	if raw > maxJournalEvents {
-		return nil, journalErr("events of %d bytes, more than %d", raw, int64(maxJournalEvents))
+	if raw > MaxEvents {
+		return nil, journalErr("events of %d bytes, more than %d", raw, int64(MaxEvents))
 	}
-	storedLen, err := r.uvarint("stored events length")
+	storedLen, err := r.Uvarint("stored events length")
 	if err != nil {
 		return nil, err
 	}
-	stored, err := r.bytesN(storedLen, "events")
+	stored, err := r.Bytes(storedLen, "events")
 	if err != nil {
 		return nil, err
 	}
-	if r.off != len(body) {
-		return nil, journalErr("%d bytes after its end", len(body)-r.off)
+	if r.Left() != 0 {
+		return nil, journalErr("%d bytes after its end", r.Left())
 	}
 	if raw > uint64(len(stored))*maxDeflateRatio+64 {
 		return nil, journalErr("events of %d bytes declared, more than %d stored bytes can inflate to", raw, len(stored))
 	}
 	events := make([]byte, raw)
-	x := &exactReader{r: flate.NewReader(bytes.NewReader(stored)), left: int64(raw), name: "journal: its events section", mk: journalErr}
+	x := durable.NewExactReader(flate.NewReader(bytes.NewReader(stored)), int64(raw), "journal: its events section", journalErr)
 	if _, err := io.ReadFull(x, events); err != nil {
 		if err == io.ErrUnexpectedEOF || err == io.EOF {
 			err = journalErr("journal: its events section inflates to fewer bytes than it declares")
@@ -278,81 +301,81 @@ func DecodeJournal(data, key []byte) (*Journal, error) {
 	if _, err := x.Read(nil); err != io.EOF {
 		return nil, err
 	}
-	er := &snapReader{b: events, what: "journal events", err: journalErr}
-	n, err := er.uvarint("events length")
+	er := durable.NewReader(events, 0, "journal events", journalErr)
+	n, err := er.Uvarint("events length")
 	if err != nil {
 		return nil, err
 	}
-	if j.Events, err = er.bytesN(n, "events"); err != nil {
+	if j.Events, err = er.Bytes(n, "events"); err != nil {
 		return nil, err
 	}
 	for i := uint64(0); j.Pending != nil && i < unreceived; i++ {
-		l, err := er.uvarint("unreceived answer length")
+		l, err := er.Uvarint("unreceived answer length")
 		if err != nil {
 			return nil, err
 		}
-		f, err := er.bytesN(l, "unreceived answer")
+		f, err := er.Bytes(l, "unreceived answer")
 		if err != nil {
 			return nil, err
 		}
-		if _, _, err := splitFrame(f); err != nil {
+		if _, _, err := SplitFrame(f); err != nil {
 			return nil, journalErr("the pending call's answers: %v", err)
 		}
 		j.Pending.Unreceived = append(j.Pending.Unreceived, f)
 	}
-	if er.off != len(er.b) {
-		return nil, journalErr("%d bytes after its events", len(er.b)-er.off)
+	if er.Left() != 0 {
+		return nil, journalErr("%d bytes after its events", er.Left())
 	}
-	if err := validateEvents(j.Events); err != nil {
+	if err := ValidateEvents(j.Events); err != nil {
 		return nil, err
 	}
 	return j, nil
 }
 
 func (j *Journal) decodeMeta(meta []byte) (unreceived uint64, err error) {
-	r := &snapReader{b: meta, what: "journal meta", err: journalErr}
+	r := durable.NewReader(meta, 0, "journal meta", journalErr)
 	const maxText = 1 << 31
 	in := &j.Input
-	if in.Language, err = r.str(64, "language"); err != nil {
+	if in.Language, err = r.String(64, "language"); err != nil {
 		return 0, err
 	}
-	if in.Code, err = r.str(maxText, "code"); err != nil {
+	if in.Code, err = r.String(maxText, "code"); err != nil {
 		return 0, err
 	}
-	if in.Stdin, err = r.str(maxText, "stdin"); err != nil {
+	if in.Stdin, err = r.String(maxText, "stdin"); err != nil {
 		return 0, err
 	}
-	b, err := r.byte1("has stdin")
+	b, err := r.Byte("has stdin")
 	if err != nil {
 		return 0, err
 	}
 	in.HasStdin = b == 1
-	tools, err := r.str(maxText, "tools")
+	tools, err := r.String(maxText, "tools")
 	if err != nil {
 		return 0, err
 	}
 	if err := json.Unmarshal([]byte(tools), &in.Tools); err != nil {
 		return 0, journalErr("tools: %v", err)
 	}
-	stack, err := r.uvarint("max call stack")
+	stack, err := r.Uvarint("max call stack")
 	if err != nil {
 		return 0, err
 	}
 	in.MaxCallStack = int(min(stack, 1<<31))
 	var lim [7]int64
 	for i := range lim {
-		if lim[i], err = r.varint("limits"); err != nil {
+		if lim[i], err = r.Varint("limits"); err != nil {
 			return 0, err
 		}
 	}
 	j.Limits = Limits{Timeout: time.Duration(lim[0]), MemoryLimit: lim[1], MaxOutput: lim[2], MaxToolResult: lim[3],
 		MaxCallStack: int(lim[4]), MaxToolCalls: int(lim[5]), DiskQuota: lim[6]}
-	d, err := r.bytesN(32, "files digest")
+	d, err := r.Bytes(32, "files digest")
 	if err != nil {
 		return 0, err
 	}
 	copy(j.FilesDigest[:], d)
-	nb, err := r.uvarint("budget count")
+	nb, err := r.Uvarint("budget count")
 	if err != nil {
 		return 0, err
 	}
@@ -361,15 +384,15 @@ func (j *Journal) decodeMeta(meta []byte) (unreceived uint64, err error) {
 	}
 	j.Budgets = map[string]int64{}
 	for i := uint64(0); i < nb; i++ {
-		k, err := r.str(maxKeyBytes, "budget key")
+		k, err := r.String(snapshot.MaxKeyBytes, "budget key")
 		if err != nil {
 			return 0, err
 		}
-		if j.Budgets[k], err = r.varint("budget"); err != nil {
+		if j.Budgets[k], err = r.Varint("budget"); err != nil {
 			return 0, err
 		}
 	}
-	np, err := r.uvarint("package count")
+	np, err := r.Uvarint("package count")
 	if err != nil {
 		return 0, err
 	}
@@ -378,15 +401,15 @@ func (j *Journal) decodeMeta(meta []byte) (unreceived uint64, err error) {
 	}
 	for i := uint64(0); i < np; i++ {
 		var p PackageDigest
-		if p.Name, err = r.str(maxKeyBytes, "package name"); err != nil {
+		if p.Name, err = r.String(snapshot.MaxKeyBytes, "package name"); err != nil {
 			return 0, err
 		}
-		if p.Digest, err = r.str(128, "package digest"); err != nil {
+		if p.Digest, err = r.String(128, "package digest"); err != nil {
 			return 0, err
 		}
 		j.Packages = append(j.Packages, p)
 	}
-	if j.End, err = r.str(16, "end"); err != nil {
+	if j.End, err = r.String(16, "end"); err != nil {
 		return 0, err
 	}
 	switch j.End {
@@ -394,26 +417,26 @@ func (j *Journal) decodeMeta(meta []byte) (unreceived uint64, err error) {
 	default:
 		return 0, journalErr("unknown end %q", j.End)
 	}
-	reason, err := r.byte1("stop reason")
+	reason, err := r.Byte("stop reason")
 	if err != nil {
 		return 0, err
 	}
-	if reason > byte(stopLimit) {
+	if reason > byte(StopLimit) {
 		return 0, journalErr("unknown stop reason %d", reason)
 	}
-	j.Reason = stopReason(reason)
-	code, err := r.varint("exit code")
+	j.Reason = StopReason(reason)
+	code, err := r.Varint("exit code")
 	if err != nil {
 		return 0, err
 	}
 	j.ExitCode = int(code)
-	if j.ErrorKind, err = r.str(64, "error kind"); err != nil {
+	if j.ErrorKind, err = r.String(64, "error kind"); err != nil {
 		return 0, err
 	}
-	if j.Error, err = r.str(maxText, "error"); err != nil {
+	if j.Error, err = r.String(maxText, "error"); err != nil {
 		return 0, err
 	}
-	hasPending, err := r.byte1("pending")
+	hasPending, err := r.Byte("pending")
 	if err != nil {
 		return 0, err
 	}
@@ -422,31 +445,31 @@ func (j *Journal) decodeMeta(meta []byte) (unreceived uint64, err error) {
 	}
 	if hasPending == 1 {
 		p := &PendingCall{}
-		tok, err := r.bytesN(16, "pending token")
+		tok, err := r.Bytes(16, "pending token")
 		if err != nil {
 			return 0, err
 		}
 		copy(p.Token[:], tok)
-		id, err := r.uvarint("pending id")
+		id, err := r.Uvarint("pending id")
 		if err != nil {
 			return 0, err
 		}
 		p.ID = int64(min(id, 1<<62))
-		if p.Method, err = r.str(maxText, "pending method"); err != nil {
+		if p.Method, err = r.String(maxText, "pending method"); err != nil {
 			return 0, err
 		}
-		params, err := r.str(maxText, "pending params")
+		params, err := r.String(maxText, "pending params")
 		if err != nil {
 			return 0, err
 		}
 		p.Params = json.RawMessage(params)
-		if unreceived, err = r.uvarint("unreceived count"); err != nil {
+		if unreceived, err = r.Uvarint("unreceived count"); err != nil {
 			return 0, err
 		}
 		j.Pending = p
 	}
-	if r.off != len(meta) {
-		return 0, journalErr("%d bytes after its meta", len(meta)-r.off)
+	if r.Left() != 0 {
+		return 0, journalErr("%d bytes after its meta", r.Left())
 	}
 	return unreceived, nil
 }
