@@ -59,6 +59,10 @@ console shell listTools getToolInfo callTool __tools__ setTimeout setInterval se
 clearTimeout clearInterval clearImmediate fs TextEncoder TextDecoder URL URLSearchParams Headers
 Request Response AbortController AbortSignal Blob atob btoa`)
 
+// jsYielding are the prelude's conveniences that a plain tool of the same
+// name replaces; they still keep a namespace from taking the name.
+var jsYielding = setOf(`fetch require process Buffer crypto performance global tools`)
+
 // tsLibTypes are global type names of TypeScript's lib that a generated
 // type name must not take.
 var tsLibTypes = setOf(`Record Partial Required Readonly Pick Omit Exclude Extract NonNullable

@@ -158,7 +158,11 @@ func (p *pyPrinter) function(b *strings.Builder, t *tool, ind, name string, call
 			params = append(append(append(params, "*"), req...), opt...)
 		}
 		if in.extra != nil {
-			params = append(params, "**kwargs: "+p.typ(in.extra))
+			rest := "kwargs"
+			for hasProp(in, rest) {
+				rest += "_"
+			}
+			params = append(params, "**"+rest+": "+p.typ(in.extra))
 		}
 	case in.kind == kObject && len(in.props) == 0 && in.extra == nil && !callTool:
 	default:
@@ -251,7 +255,7 @@ func (p *pyPrinter) typ(t *typ) string {
 			p.typedDict(n.t, name, n.doc)
 		} else {
 			expr := p.typ(n.t)
-			p.defs.WriteString("type " + name + " = " + expr + "\n")
+			p.addDef("type " + name + " = " + expr + "\n")
 		}
 		return name
 	case kUnion:
@@ -333,6 +337,11 @@ func (p *pyPrinter) typedDict(t *typ, name, doc string) {
 		}
 		b.WriteString(name + " = TypedDict(" + quote(name) + ", {\n")
 		for i, pr := range t.props {
+			if pr.name == "" {
+				// Python's TypedDict cannot have a key "".
+				b.WriteString("    # a member named \"\" is left out: a TypedDict cannot name it\n")
+				continue
+			}
 			b.WriteString("    " + quote(pr.name) + ": " + fields[i] + ",")
 			if d := oneLine(pr.doc); d != "" {
 				b.WriteString("  # " + d)
@@ -341,10 +350,23 @@ func (p *pyPrinter) typedDict(t *typ, name, doc string) {
 		}
 		b.WriteString("})\n")
 	}
+	p.addDef(b.String())
+}
+
+func (p *pyPrinter) addDef(text string) {
 	if p.defs.Len() > 0 {
 		p.defs.WriteString("\n")
 	}
-	p.defs.WriteString(b.String())
+	p.defs.WriteString(text)
+}
+
+func hasProp(t *typ, name string) bool {
+	for _, p := range t.props {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // integral says whether a JSON number is written as an integer.

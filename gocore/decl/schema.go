@@ -116,6 +116,7 @@ func convertSchema(raw string, hint string) *converted {
 		c.rootNamed.t = out.t
 		out.t = &typ{kind: kNamed, named: c.rootNamed}
 	}
+	c.breakAliasCycles()
 	out.named = c.order(out.t)
 	out.notes = c.notes
 	return out
@@ -168,6 +169,100 @@ func (c *converter) order(top *typ) []*named {
 	}
 	walk(top, 0)
 	return list
+}
+
+// breakAliasCycles removes the references of a named type to itself that
+// no object or array stands between ({"anyOf": [{"$ref": "#"}, ...]}, a
+// $ref to a $ref to itself): neither language accepts a type alias that
+// is its own member. Dropping such a member from a union leaves the same
+// set of values; a type that is nothing but such references is unknown.
+func (c *converter) breakAliasCycles() {
+	var all []*named
+	for _, n := range c.recursive {
+		if n.t != nil {
+			all = append(all, n)
+		}
+	}
+	// direct[n] are the named types n's type is made of without an object
+	// or array between them.
+	direct := map[*named][]*named{}
+	for _, n := range all {
+		var list []*named
+		var walk func(t *typ)
+		walk = func(t *typ) {
+			switch t.kind {
+			case kNamed:
+				list = append(list, t.named)
+			case kUnion, kAllOf:
+				for _, a := range t.alts {
+					walk(a)
+				}
+			}
+		}
+		walk(n.t)
+		direct[n] = list
+	}
+	reaches := func(from, to *named) bool {
+		seen := map[*named]bool{}
+		stack := []*named{from}
+		for len(stack) > 0 {
+			m := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if m == to {
+				return true
+			}
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			stack = append(stack, direct[m]...)
+		}
+		return false
+	}
+	for _, n := range all {
+		if !reaches(n, n) && !containsSelf(direct[n], n) {
+			continue
+		}
+		var strip func(t *typ) *typ
+		strip = func(t *typ) *typ {
+			switch t.kind {
+			case kNamed:
+				if t.named == n || reaches(t.named, n) {
+					return nil
+				}
+			case kUnion, kAllOf:
+				var keep []*typ
+				for _, a := range t.alts {
+					if s := strip(a); s != nil {
+						keep = append(keep, s)
+					}
+				}
+				switch {
+				case len(keep) == 0:
+					return nil
+				case t.kind == kUnion:
+					return union(keep)
+				case len(keep) == 1:
+					return keep[0]
+				}
+				return &typ{kind: kAllOf, alts: keep}
+			}
+			return t
+		}
+		if n.t = strip(n.t); n.t == nil {
+			c.note("a $ref refers to itself without saying what it holds, so its type is unknown")
+			n.t = tUnknown
+		}
+	}
+}
+
+func containsSelf(list []*named, n *named) bool {
+	for _, m := range list {
+		if m == n {
+			return true
+		}
+	}
+	return false
 }
 
 // subschemas calls f for each subschema of v the converter reads.
@@ -362,6 +457,9 @@ func (c *converter) convert(v *value, hint string, depth int) *typ {
 		return tUnknown
 	}
 	t := intersect(parts)
+	if t.kind == kObject {
+		t.hint = hint // a merge of parts is named for where it is, not for a part
+	}
 	if nb := v.get("nullable"); nb != nil && nb.kind == 'b' && nb.b {
 		t = union([]*typ{t, {kind: kNull}})
 	}

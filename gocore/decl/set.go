@@ -94,7 +94,7 @@ func (s *Set) placeJS() {
 			continue
 		}
 		ns, member := jsName(t.Name[:dot]), jsName(t.Name[dot+1:])
-		if globals[ns] || jsGlobals[ns] || !jsIdent(ns) || !jsIdent(member) {
+		if globals[ns] || jsGlobals[ns] || jsYielding[ns] || !jsIdent(ns) || !jsIdent(member) {
 			continue
 		}
 		if members[ns] == nil {

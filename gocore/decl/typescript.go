@@ -147,10 +147,14 @@ func optionalInput(t *typ) bool {
 
 // namedTypes names and writes the named types of one schema.
 func (p *tsPrinter) namedTypes(c *converted, base, ind string) {
+	var fresh []*named
 	for _, n := range c.named {
-		p.names[n] = p.scope.unique(base + n.hint)
+		if _, ok := p.names[n]; !ok { // the top type is named already
+			p.names[n] = p.scope.unique(base + n.hint)
+			fresh = append(fresh, n)
+		}
 	}
-	for _, n := range c.named {
+	for _, n := range fresh {
 		jsDoc(p.b, ind, n.doc)
 		p.b.WriteString(ind + "type " + p.names[n] + " = " + p.typ(n.t, ind) + ";\n")
 	}
