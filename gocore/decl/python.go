@@ -165,6 +165,9 @@ func (p *pyPrinter) function(b *strings.Builder, t *tool, ind, name string, call
 			params = append(params, "**"+rest+": "+p.typ(in.extra))
 		}
 	case in.kind == kObject && len(in.props) == 0 && in.extra == nil && !callTool:
+	case in.kind == kUnknown && !callTool:
+		p.used["Any"] = true
+		params = append(params, "**kwargs: Any")
 	default:
 		param := "params: " + p.typ(t.in.t)
 		if optionalInput(in) {
