@@ -113,6 +113,41 @@ func perTool(t *testing.T, dir, lang, ext, prefix string) []string {
 	return files
 }
 
+// corpusFiles renders each input of the fuzz corpus (hostile names and
+// schemas) to a file of its own in dir.
+func corpusFiles(t *testing.T, dir, ext, prefix string, render func(*Set) string) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzRender", "*"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fuzz corpus: %v", err)
+	}
+	var files []string
+	for i, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		if len(lines) < 3 {
+			t.Fatalf("%s: not a corpus file", path)
+		}
+		var args [2]string
+		for j := range args {
+			arg := strings.TrimSuffix(strings.TrimPrefix(lines[j+1], "string("), ")")
+			if args[j], err = strconv.Unquote(arg); err != nil {
+				t.Fatalf("%s line %d: %v", path, j+2, err)
+			}
+		}
+		s := NewSet([]Tool{{Name: args[0], Description: args[1], InputSchema: json.RawMessage(args[1]), OutputSchema: json.RawMessage(args[1])}})
+		f := filepath.Join(dir, "corpus"+strconv.Itoa(i)+ext)
+		if err := os.WriteFile(f, []byte(prefix+render(s)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
 // TestTypeScriptCompiles runs tsc --strict --noEmit on the golden
 // TypeScript and on each edge tool's own declaration.
 func TestTypeScriptCompiles(t *testing.T) {
@@ -129,6 +164,7 @@ func TestTypeScriptCompiles(t *testing.T) {
 		files = append(files, f)
 	}
 	files = append(files, perTool(t, dir, "javascript", ".d.ts", "export {};\n")...)
+	files = append(files, corpusFiles(t, dir, ".d.ts", "export {};\n", (*Set).TypeScript)...)
 	args := append([]string{"--strict", "--noEmit", "--target", "es2022"}, files...)
 	out, err := exec.Command(tsc, args...).CombinedOutput()
 	if err != nil {
@@ -155,6 +191,7 @@ func TestPythonTypeChecks(t *testing.T) {
 		files = append(files, f)
 	}
 	files = append(files, perTool(t, dir, "python", ".pyi", "")...)
+	files = append(files, corpusFiles(t, dir, ".pyi", "", (*Set).Python)...)
 	cmd := exec.Command(pyright, append([]string{"--project", dir}, files...)...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()

@@ -139,12 +139,17 @@ func (s *Set) placePython() {
 			}
 		}
 	}
+	// A path that is also a namespace of other tools (a prefix of their
+	// paths) cannot be a function of the stubs as well.
+	prefixes := map[string]bool{}
+	for key := range paths {
+		for i := strings.LastIndexByte(key, '.'); i > 0; i = strings.LastIndexByte(key[:i], '.') {
+			prefixes[key[:i]] = true
+		}
+	}
 	for key, t := range paths {
-		for other := range paths {
-			if strings.HasPrefix(other, key+".") {
-				t.pyPath = nil
-				break
-			}
+		if prefixes[key] {
+			t.pyPath = nil
 		}
 	}
 }

@@ -42,6 +42,9 @@ func quote(s string) string {
 // kind end a line, other control characters are shown as \uXXXX, and
 // trailing space and leading and trailing blank lines go.
 func cleanLines(s string) []string {
+	if plainText(s) {
+		return trimLines(strings.Split(s, "\n"))
+	}
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	var b strings.Builder
 	for _, r := range s {
@@ -56,7 +59,21 @@ func cleanLines(s string) []string {
 			b.WriteRune(r)
 		}
 	}
-	lines := strings.Split(b.String(), "\n")
+	return trimLines(strings.Split(b.String(), "\n"))
+}
+
+// plainText says whether s is printable ASCII and line feeds only, which
+// cleanLines need not rewrite.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\n') || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func trimLines(lines []string) []string {
 	for i := range lines {
 		lines[i] = strings.TrimRight(lines[i], " ")
 	}
