@@ -248,3 +248,26 @@ func TestDocText(t *testing.T) {
 		t.Errorf("surrogates: %q, %v", v.str, err)
 	}
 }
+
+func TestSummary(t *testing.T) {
+	s := NewSet([]Tool{
+		{Name: "github.create_issue", Description: "\n  Create an issue.\nMore."},
+		{Name: "get-weather", Description: "Weather."},
+		{Name: "a b"},
+		{Name: "stripe.charges.create", Description: "Charge."},
+	})
+	wantJS := "- github.create_issue(input): Create an issue.\n- get_weather(input): Weather.\n- callTool(\"a b\", input)\n- stripe.charges_create(input): Charge.\n"
+	if got := s.Summary(wire.LangJavaScript); got != wantJS {
+		t.Errorf("JavaScript summary:\n%s\nwant:\n%s", got, wantJS)
+	}
+	wantPy := "- github.create_issue(...): Create an issue.\n- get_weather(...): Weather.\n- call_tool(\"a b\", {...})\n- stripe.charges.create(...): Charge.\n"
+	if got := s.Summary(wire.LangPython); got != wantPy {
+		t.Errorf("Python summary:\n%s\nwant:\n%s", got, wantPy)
+	}
+	if got := s.Summary(wire.LangShell); got != "" {
+		t.Errorf("shell summary = %q, want none", got)
+	}
+	if _, ok := s.Call(wire.LangPython, "nope"); ok {
+		t.Error("Call of an unknown tool")
+	}
+}
