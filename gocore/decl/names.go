@@ -174,21 +174,28 @@ func pascal(s string) string {
 
 // names hands out unique names in one scope.
 type names struct {
-	taken map[string]bool
+	reserved []map[string]bool // shared, never written
+	taken    map[string]bool
 }
 
 func newNames(reserved ...map[string]bool) *names {
-	n := &names{taken: map[string]bool{}}
-	for _, r := range reserved {
-		for k := range r {
-			n.taken[k] = true
-		}
-	}
-	return n
+	return &names{reserved: reserved, taken: map[string]bool{}}
 }
 
-// unique is base, or base2, base3, ... when taken; base must be an
-// identifier that does not start with a digit ("T" is used when empty).
+func (n *names) has(name string) bool {
+	if n.taken[name] {
+		return true
+	}
+	for _, r := range n.reserved {
+		if r[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// unique is base, or base2, base3, ... when taken; "T" goes before a base
+// that is empty or starts with a digit.
 func (n *names) unique(base string) string {
 	if base == "" || base[0] >= '0' && base[0] <= '9' {
 		base = "T" + base
@@ -197,7 +204,7 @@ func (n *names) unique(base string) string {
 		base = base[:64]
 	}
 	name := base
-	for i := 2; n.taken[name]; i++ {
+	for i := 2; n.has(name); i++ {
 		name = base + strconv.Itoa(i)
 	}
 	n.taken[name] = true
