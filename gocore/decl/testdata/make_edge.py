@@ -1,0 +1,111 @@
+"""Writes edge.json: tools whose names, property names, descriptions and
+schemas are edge cases, for the golden tests. Run from this directory."""
+
+import json
+
+OBJ = {"type": "object", "properties": {"x": {"type": "string"}}}
+tools = [
+    {"name": "weird tool", "description": "A name with a space: callTool / call_tool only.", "inputSchema": OBJ},
+    {"name": "class", "description": "A reserved word in both languages.", "inputSchema": OBJ},
+    {"name": "Math", "description": "A JavaScript builtin's name.", "inputSchema": OBJ},
+    {"name": "print", "description": "A Python builtin's name.", "inputSchema": OBJ},
+    {"name": "help", "description": "A Python builtin that yields to a tool.", "inputSchema": OBJ},
+    {"name": "fetch", "description": "A JavaScript convenience that yields to a tool.", "inputSchema": OBJ},
+    {"name": "tools.search", "description": "Under the tools global: reached by name only.", "inputSchema": OBJ},
+    {"name": "Any.thing", "description": "A namespace named like a typing name.", "inputSchema": OBJ},
+    {"name": "x.__init__", "description": "A member that Python would mangle.", "inputSchema": OBJ},
+    {"name": "emoji.caf\u00e9", "description": "Not ASCII.", "inputSchema": OBJ},
+    {"name": "a-b", "description": "Hyphen becomes underscore.", "inputSchema": OBJ},
+    {"name": "ns.get-thing", "description": "A hyphenated member.", "inputSchema": OBJ},
+    {"name": "ns.deep.er", "description": "Two dots: JavaScript member deep_er, Python ns.deep.er.", "inputSchema": OBJ},
+    {"name": "c.d", "description": "Takes the JavaScript global c_d first.", "inputSchema": OBJ},
+    {"name": "c_d", "description": "So this one is callTool in JavaScript.", "inputSchema": OBJ},
+    {"name": "stripe", "description": "A tool that is also a namespace.", "inputSchema": OBJ},
+    {"name": "stripe.charges", "description": "Under a tool's name.", "inputSchema": OBJ},
+    {"name": "c_d", "description": "A repeated name: dropped.", "inputSchema": OBJ},
+    {"name": "", "description": "No name: dropped."},
+    {"name": "no_schema", "description": "No input schema at all."},
+    {"name": "null_schema", "description": "A null input schema.", "inputSchema": None},
+    {"name": "empty_object", "description": "No parameters.", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "hostile_docs", "description": "Ends a comment */ and a docstring \"\"\" and has \\N{BULLET} \\x00, a NUL \u0000, a line\u2028separator,\r\na CRLF and ends with a quote\"",
+     "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "*/ closes; \"\"\"\"\" five quotes; ends with a backslash \\"}}}},
+    {"name": "property_names", "description": "Keys that are no identifiers.", "inputSchema": {"type": "object", "properties": {
+        "my-key": {"type": "string"}, "class": {"type": "integer"}, "__proto__": {"type": "boolean"}, "__private": {"type": "string"},
+        "123": {"type": "string"}, "": {"type": "string"}, "with space": {"type": "string"}, "quote\"d": {"type": "string"},
+        "nested": {"type": "object", "properties": {"if": {"type": "string"}, "ok": {"type": "string"}}, "required": ["if"]},
+    }, "required": ["my-key", "123"]}},
+    {"name": "types", "description": "Every kind of type.", "inputSchema": {"type": "object", "properties": {
+        "s": {"type": "string"}, "n": {"type": "number"}, "i": {"type": "integer"}, "b": {"type": "boolean"}, "z": {"type": "null"},
+        "multi": {"type": ["integer", "string", "null"]},
+        "openapi_nullable": {"type": "string", "nullable": True},
+        "enum_mixed": {"enum": ["a", 1, True, None, 2.5]},
+        "enum_floats": {"type": "number", "enum": [0.5, 1.5]},
+        "const_true": {"const": True},
+        "const_obj": {"const": {"a": 1}},
+        "enum_objs": {"type": "object", "enum": [{"a": 1}]},
+        "anything": {}, "nothing": False, "everything": True,
+        "bad_type": {"type": "objekt"},
+        "tuple": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": False},
+        "tuple_rest": {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "boolean"}},
+        "draft4_tuple": {"type": "array", "items": [{"type": "string"}, {"type": "number"}]},
+        "array_any": {"type": "array"},
+        "array_of_unions": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "integer"}}, {"type": "object", "properties": {"k": {"type": "string"}}}]}},
+        "map": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "open_map": {"type": "object", "additionalProperties": True},
+        "closed_empty": {"type": "object", "additionalProperties": False},
+        "props_and_map": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "number"}},
+        "props_and_open": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": True},
+        "pattern": {"type": "object", "patternProperties": {"^x-": {"type": "string"}, "^n-": {"type": "number"}}},
+        "all_of": {"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}, {"type": "object", "properties": {"b": {"type": "integer"}}}]},
+        "all_of_mixed": {"allOf": [{"type": "string"}, {"type": "object", "properties": {"a": {"type": "string"}}}]},
+        "base_and_one_of": {"type": "object", "properties": {"kind": {"type": "string"}}, "oneOf": [{"properties": {"a": {"type": "string"}}, "required": ["a"]}, {"properties": {"b": {"type": "string"}}, "required": ["b"]}]},
+        "only_required_alts": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]},
+        "fmt": {"type": "string", "format": "date-time", "description": "When."},
+        "deprecated": {"type": "string", "deprecated": True},
+        "big": {"type": "integer", "enum": [1, 100000000000000000000]},
+        "neg": {"const": -1},
+        "huge_number": {"const": "HUGE"},
+    }, "required": ["s"]}},
+    {"name": "defaults", "description": "Defaults: literals that fit the type are shown.", "inputSchema": {"type": "object", "properties": {
+        "s": {"type": "string", "default": "a\"b\\c\n"}, "i": {"type": "integer", "default": 3}, "i_float": {"type": "integer", "default": 3.5},
+        "n": {"type": "number", "default": 1e3}, "b": {"type": "boolean", "default": True}, "z": {"type": ["string", "null"], "default": None},
+        "wrong": {"type": "string", "default": 5}, "obj": {"type": "object", "default": {"a": 1}}, "enum": {"enum": ["x", "y"], "default": "z"},
+        "enum_ok": {"enum": ["x", "y"], "default": "y"}, "req": {"type": "string"},
+    }, "required": ["req"]}},
+    {"name": "refs", "description": "Local refs of every kind.", "inputSchema": {
+        "type": "object",
+        "definitions": {"old": {"type": "string", "description": "From definitions."}, "a/b": {"type": "integer"}},
+        "$defs": {
+            "node": {"type": "object", "properties": {"value": {"type": "integer"}, "next": {"$ref": "#/$defs/node"}}},
+            "even": {"type": "object", "properties": {"odd": {"$ref": "#/$defs/odd"}}},
+            "odd": {"type": "object", "properties": {"even": {"$ref": "#/$defs/even"}}},
+            "list": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/list"}]}},
+        },
+        "properties": {
+            "old": {"$ref": "#/definitions/old"},
+            "escaped": {"$ref": "#/definitions/a~1b"},
+            "node": {"$ref": "#/$defs/node"},
+            "even": {"$ref": "#/$defs/even"},
+            "nested_list": {"$ref": "#/$defs/list"},
+            "by_pointer": {"$ref": "#/properties/old"},
+            "remote": {"$ref": "https://example.com/schema.json"},
+            "missing": {"$ref": "#/$defs/nope"},
+            "self": {"$ref": "#"},
+        },
+    }},
+    {"name": "root_union", "description": "An input that is not one object.", "inputSchema": {"oneOf": [
+        {"type": "object", "title": "ById", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+        {"type": "object", "title": "ByName", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+    ]}},
+    {"name": "root_string", "description": "A schema of a string.", "inputSchema": {"type": "string"}},
+    {"name": "kwargs", "description": "Parameters plus any others.", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}, "kwargs": {"type": "integer"}}, "additionalProperties": {"type": "string"}}},
+    {"name": "not_json", "description": "A schema that is not JSON.", "inputSchema": "{\"type\": "},
+    {"name": "with_output", "description": "MCP output schema.", "inputSchema": {"type": "object", "properties": {}},
+     "outputSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}},
+]
+# not_json's schema must be raw invalid JSON: written by hand below.
+text = json.dumps(tools, indent=1, ensure_ascii=False)
+text = text.replace('"inputSchema": "{\\"type\\": "', '"inputSchema": {"type": {"$bad": [1,2,{}]}, "properties": {"a": {"type": 7}}}')
+text = text.replace('"const": "HUGE"', '"const": 1e400')
+open("edge.json", "w").write(text)
+print(len(tools), "edge tools")
