@@ -11,6 +11,7 @@ require (
 )
 
 require (
+	github.com/evanw/esbuild v0.27.7 // indirect
 	github.com/go-python/gopy v0.4.10 // indirect
 	github.com/gonuts/commander v0.1.0 // indirect
 	github.com/gonuts/flag v0.1.0 // indirect
