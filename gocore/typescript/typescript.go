@@ -171,7 +171,7 @@ func checkNesting(src string) error {
 	depth, run := 0, 0
 	line, col := 1, 1
 	refuse := func(what string) error {
-		return &Error{Message: fmt.Sprintf("%s nested more than %d deep at %s:%d:%d; the TypeScript source is refused before it is parsed", what, MaxNesting, File, line, col)}
+		return &Error{Message: fmt.Sprintf("%s at %s:%d:%d; the TypeScript source is refused before it is parsed", what, File, line, col)}
 	}
 	// templates holds, for each template literal being read, the bracket
 	// depth its current ${ substitution started at.
@@ -210,7 +210,7 @@ func checkNesting(src string) error {
 			if i < len(src) && src[i] == '$' {
 				depth++
 				if depth > MaxNesting {
-					return refuse("brackets")
+					return refuse(fmt.Sprintf("brackets nested more than %d deep", MaxNesting))
 				}
 				templates[len(templates)-1] = depth
 				i++
@@ -220,7 +220,7 @@ func checkNesting(src string) error {
 		case '(', '[', '{':
 			depth++
 			if depth > MaxNesting {
-				return refuse("brackets")
+				return refuse(fmt.Sprintf("brackets nested more than %d deep", MaxNesting))
 			}
 		case ')', ']', '}':
 			if c == '}' && len(templates) > 0 && templates[len(templates)-1] == depth {
@@ -229,7 +229,7 @@ func checkNesting(src string) error {
 				if i < len(src) && src[i] == '$' {
 					depth++
 					if depth > MaxNesting {
-						return refuse("brackets")
+						return refuse(fmt.Sprintf("brackets nested more than %d deep", MaxNesting))
 					}
 					templates[len(templates)-1] = depth
 					i++
@@ -248,7 +248,7 @@ func checkNesting(src string) error {
 			// chained without brackets nest as deep as the run is long.
 			run++
 			if run > 2*MaxNesting {
-				return refuse("operators")
+				return refuse(fmt.Sprintf("more than %d operators in a row (each nests a level)", 2*MaxNesting))
 			}
 		case ' ', '\t', '\n', '\r', ':':
 		default:

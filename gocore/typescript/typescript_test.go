@@ -134,10 +134,10 @@ func TestStripErrors(t *testing.T) {
 		{"position after a multibyte character", "const é = 1;\nlet x: = 2;\n", 2, 8, "Unexpected"},
 		{"too large", strings.Repeat("x;\n", MaxSourceBytes/3+1), 0, 0, "at most"},
 		{"deep brackets", strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000), 0, 0, "nested more than"},
-		{"deep prefix operators", "const x = " + strings.Repeat("!", 100000) + "1;", 0, 0, "nested more than"},
+		{"deep prefix operators", "const x = " + strings.Repeat("!", 100000) + "1;", 0, 0, "operators in a row"},
 		{"deep template substitutions", strings.Repeat("`${", 50000) + "1" + strings.Repeat("}`", 50000), 0, 0, "nested more than"},
-		{"deep generics", "let x: " + strings.Repeat("A<", 100000) + "B" + strings.Repeat(">", 100000) + ";", 0, 0, "nested more than"},
-		{"deep arrows", "const f = " + strings.Repeat("a => ", 100000) + "1;", 0, 0, "nested more than"},
+		{"deep generics", "let x: " + strings.Repeat("A<", 100000) + "B" + strings.Repeat(">", 100000) + ";", 0, 0, "operators in a row"},
+		{"deep arrows", "const f = " + strings.Repeat("a => ", 100000) + "1;", 0, 0, "operators in a row"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
