@@ -189,11 +189,19 @@ func restoreReturns(code string, offs []fix) string {
 
 // samePrograms reports whether a and b, differing only in whitespace
 // between tokens, print the same through esbuild.
+// b is esbuild's own output, which esbuild usually prints back unchanged:
+// a is compared with b first, and b is printed again only when they differ.
 func samePrograms(a, b string) bool {
 	opts := api.TransformOptions{Loader: api.LoaderJS, LegalComments: api.LegalCommentsNone, LogLimit: 1, Charset: api.CharsetUTF8}
 	ra := api.Transform(a, opts)
+	if len(ra.Errors) > 0 {
+		return false
+	}
+	if string(ra.Code) == b {
+		return true
+	}
 	rb := api.Transform(b, opts)
-	return len(ra.Errors) == 0 && len(rb.Errors) == 0 && string(ra.Code) == string(rb.Code)
+	return len(rb.Errors) == 0 && string(ra.Code) == string(rb.Code)
 }
 
 func shift(segs []segment, n int) {
@@ -322,12 +330,12 @@ type lineCtx struct {
 // lineContexts lexes esbuild's output just enough to tell, for each line,
 // whether it starts between tokens: strings, template literals (with
 // their substitutions), comments and regular expressions. A slash after a
-// value is a division, elsewhere a regular expression. That guess can be
-// wrong (a regular expression after the parenthesis of an if), and only
-// matters when the text after the slash holds a quote, a backtick or a
-// comment marker that the other reading would take differently: unsure
-// says there was such a slash, and the layout is then checked by
-// samePrograms.
+// value is a division, elsewhere a regular expression. That guess can only
+// be wrong after ")" (a regular expression after the head of an if) or "}"
+// (after a block), and only matters when the text after the slash holds a
+// quote, a backtick or a comment marker that the other reading would take
+// differently: unsure says there was such a slash, and the layout is then
+// checked by samePrograms.
 func lineContexts(code string, n int) (ctx []lineCtx, unsure bool) {
 	ctx = make([]lineCtx, n)
 	ctx[0].inCode = true
@@ -336,6 +344,7 @@ func lineContexts(code string, n int) (ctx []lineCtx, unsure bool) {
 	depth := 0
 	value := false // the last token was a value (a slash after it divides)
 	lastWord := ""
+	var closer byte // the last token, when it was ) or }
 	newline := func(inCode bool) {
 		line++
 		if line < n {
@@ -345,6 +354,10 @@ func lineContexts(code string, n int) (ctx []lineCtx, unsure bool) {
 	i := 0
 	for i < len(code) {
 		c := code[i]
+		prev := closer
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' && !(c == '/' && i+1 < len(code) && (code[i+1] == '/' || code[i+1] == '*')) {
+			closer = 0
+		}
 		switch {
 		case c == '\n':
 			newline(true)
@@ -369,7 +382,6 @@ func lineContexts(code string, n int) (ctx []lineCtx, unsure bool) {
 			i += end + 4
 		case c == '/' && !(value && !exprKeyword[lastWord]):
 			// A regular expression.
-			unsure = unsure || risky(code, i)
 			inClass := false
 			for i++; i < len(code) && code[i] != '\n'; i++ {
 				if code[i] == '\\' {
@@ -427,7 +439,9 @@ func lineContexts(code string, n int) (ctx []lineCtx, unsure bool) {
 			value = true
 			i = j
 		default:
-			if c == '/' {
+			if c == '/' && (prev == ')' || prev == '}') {
+				// After the parenthesis of an if or the brace of a block
+				// a slash would start a regular expression.
 				unsure = unsure || risky(code, i)
 			}
 			switch c {
@@ -438,9 +452,11 @@ func lineContexts(code string, n int) (ctx []lineCtx, unsure bool) {
 				value = false
 			case ')', ']':
 				value = true
+				closer = c
 			case '}':
 				depth--
 				value = true
+				closer = c
 			default:
 				value = false
 			}

@@ -184,3 +184,20 @@ func BenchmarkStrip20KB(b *testing.B) {
 		}
 	}
 }
+
+// A regular expression after the head of an if reads as a division to the
+// layout's lexer; a backtick in it must not make the layout touch the
+// template literal below it.
+func TestStripRegexAfterParenthesis(t *testing.T) {
+	src := "const s: string = 'a`b';\nlet n: number = 0;\nif (s) /`/.test(s) && n++;\nconst t = `x\n\n  y`;\nmark(t, n);\n"
+	out, err := Strip(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "`x\n\n  y`") || !strings.Contains(out, "/`/.test(s)") {
+		t.Errorf("program changed:\n%s", out)
+	}
+	if samePrograms(out, "const s = 'a`b';\nlet n = 0;\nif (s) /`/.test(s) && n++;\nconst t = `x\n\n  y`;\nmark(t, n);\n") != true {
+		t.Errorf("not the same program:\n%s", out)
+	}
+}
