@@ -456,10 +456,12 @@ class SandboxTool:
 
     def _langchain_description(self) -> str:
         lines = [
-            "Execute code in a secure sandbox. Three modes, chosen by the `language` argument:",
+            "Execute code in a secure sandbox. Four modes, chosen by the `language` argument:",
             "",
             "JAVASCRIPT (language='javascript', the default):",
             *self._js_section(),
+            "",
+            "TYPESCRIPT (language='typescript'): as JavaScript; the types are stripped first (not checked).",
             "",
             "PYTHON (language='python'):",
             *self._py_section(),
