@@ -6,6 +6,7 @@ require (
 	github.com/benhoyt/goawk v1.31.0
 	github.com/bytecodealliance/wasmtime-go/v39 v39.0.1
 	github.com/dlclark/regexp2 v1.12.0
+	github.com/evanw/esbuild v0.27.7
 	github.com/itchyny/gojq v0.12.20
 	mvdan.cc/sh/v3 v3.14.1
 )

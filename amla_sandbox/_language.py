@@ -8,6 +8,8 @@ _ALIASES = {
     "javascript": "javascript",
     "js": "javascript",
     "node": "javascript",
+    "typescript": "typescript",
+    "ts": "typescript",
     "shell": "shell",
     "bash": "shell",
     "sh": "shell",
@@ -20,12 +22,15 @@ ACCEPTED_LANGUAGES: tuple[str, ...] = tuple(_ALIASES)
 
 
 def normalize_language(language: object) -> str:
-    """`"javascript"`, `"shell"` or `"python"` for any accepted spelling.
+    """`"javascript"`, `"typescript"`, `"shell"` or `"python"` for any
+    accepted spelling.
 
     Accepted, in any case and with surrounding blanks ignored:
-    "javascript", "js", "node"; "shell", "bash", "sh"; "python", "py",
-    "python3". Anything else is a ValueError that lists them (a value that
-    is not a str too).
+    "javascript", "js", "node"; "typescript", "ts"; "shell", "bash", "sh";
+    "python", "py", "python3". Anything else is a ValueError that lists
+    them (a value that is not a str too). TypeScript runs on the
+    JavaScript guest once the host has stripped its types
+    (docs/typescript.md).
     """
     canonical = _ALIASES.get(language.strip().lower()) if isinstance(language, str) else None
     if canonical is None:

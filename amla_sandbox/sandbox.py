@@ -197,8 +197,9 @@ class Sandbox:
         *,
         language: str = "javascript",
     ) -> str:
-        """Run JavaScript (or `language`); return its stdout. With `stdin`, a
-        JavaScript script is stdin; for Python and the shell, stdin is the
+        """Run JavaScript (or `language`: "typescript", "python", "shell"
+        and their aliases); return its stdout. With `stdin`, a JavaScript or
+        TypeScript script is stdin; for Python and the shell, stdin is the
         script's standard input."""
         return self._rt()._run_sync(
             code, language, self._pipeline.call_sync, on_output, stdin, self._starter()

@@ -82,8 +82,12 @@ Shell mode (language="shell"): run shell pipelines with grep, jq, tr, head,
 tail, sort, uniq, wc, cut, cat, echo, e.g.
 `cat /workspace/data.json | jq '.items[]' | head -5`.
 
+TypeScript mode (language="typescript"): as JavaScript mode; the types are
+stripped first (nothing is type-checked).
+
 The language argument is "javascript" (the default; also "js", "node"),
-"python" (also "py", "python3") or "shell" (also "bash", "sh")."""
+"typescript" (also "ts"), "python" (also "py", "python3") or "shell" (also
+"bash", "sh")."""
 
 
 def _tool_map_handler(tool_map: dict[str, Callable[..., Any]]) -> Callable[[str, dict[str, Any]], Any]:
@@ -223,9 +227,15 @@ class SandboxTool:
             return ExecutionResult(error=str(e), stderr=self.sandbox.last_stderr, success=False)
         return ExecutionResult(stdout=out, stderr=self.sandbox.last_stderr, success=True)
 
-    def execute(self, code: str, *, stdin: str | bytes | None = None) -> ExecutionResult:
-        """Run JavaScript. Never raises: failures are in the result."""
-        return self._capture(lambda: self.sandbox.execute(code, stdin=stdin))
+    def execute(
+        self, code: str, *, stdin: str | bytes | None = None, language: str = "javascript"
+    ) -> ExecutionResult:
+        """Run JavaScript (or TypeScript, with `language="typescript"`).
+        Never raises: failures are in the result."""
+        lang = normalize_language(language)
+        if lang == "javascript":
+            return self._capture(lambda: self.sandbox.execute(code, stdin=stdin))
+        return self._capture(lambda: self.sandbox.execute(code, stdin=stdin, language=lang))
 
     def shell(self, command: str, *, stdin: str | bytes | None = None) -> ExecutionResult:
         """Run a shell command line. Never raises: failures are in the result."""
@@ -269,7 +279,8 @@ class SandboxTool:
 
     def run(self, code: str, language: str, *, stdin: str | bytes | None = None) -> str:
         """Run `code` as JavaScript (`language` "javascript", "js" or "node"),
-        Python ("python", "py" or "python3") or a shell script ("shell",
+        TypeScript ("typescript" or "ts": types stripped, then run as
+        JavaScript), Python ("python", "py" or "python3") or a shell script ("shell",
         "bash" or "sh"), in any case; return the text for the model
         (`to_tool_message()`). Any other `language` is a ValueError listing
         the accepted values."""
@@ -278,7 +289,7 @@ class SandboxTool:
             return self.shell(code, stdin=stdin).to_tool_message()
         if lang == "python":
             return self.python(code, stdin=stdin).to_tool_message()
-        return self.execute(code, stdin=stdin).to_tool_message()
+        return self.execute(code, stdin=stdin, language=lang).to_tool_message()
 
     async def run_async(self, code: str, language: str, *, stdin: str | bytes | None = None) -> str:
         """`run()` for callers inside an event loop: async tools are awaited on
@@ -298,8 +309,12 @@ class SandboxTool:
                 result = await self._capture_async(
                     lambda: asyncio.to_thread(self.sandbox.shell, code, stdin=stdin)
                 )
-        else:
+        elif lang == "javascript":
             result = await self._capture_async(lambda: self.sandbox.execute_async(code, stdin=stdin))
+        else:
+            result = await self._capture_async(
+                lambda: self.sandbox.execute_async(code, stdin=stdin, language=lang)
+            )
         return result.to_tool_message()
 
     # -- LangChain ------------------------------------------------------------
@@ -309,11 +324,11 @@ class SandboxTool:
         StructuredTool, BaseModel, Field = _langchain("as_langchain_tool()")
 
         class SandboxInput(BaseModel):  # type: ignore[misc, valid-type]
-            code: str = Field(description="JavaScript or Python code, or a shell script")
+            code: str = Field(description="JavaScript, TypeScript or Python code, or a shell script")
             language: str = Field(
                 default="javascript",
-                description='"javascript" (default), "python" or "shell"; "js", "node", "py", "python3", '
-                '"bash" and "sh" also work',
+                description='"javascript" (default), "typescript", "python" or "shell"; "js", "node", "ts", '
+                '"py", "python3", "bash" and "sh" also work',
             )
 
         def run(code: str, language: str = "javascript") -> str:
@@ -441,10 +456,12 @@ class SandboxTool:
 
     def _langchain_description(self) -> str:
         lines = [
-            "Execute code in a secure sandbox. Three modes, chosen by the `language` argument:",
+            "Execute code in a secure sandbox. Four modes, chosen by the `language` argument:",
             "",
             "JAVASCRIPT (language='javascript', the default):",
             *self._js_section(),
+            "",
+            "TYPESCRIPT (language='typescript'): as JavaScript; the types are stripped first (not checked).",
             "",
             "PYTHON (language='python'):",
             *self._py_section(),

@@ -157,7 +157,7 @@ def test_javascript_spellings_run_javascript(language: str) -> None:
 @needs_engine
 def test_an_unknown_language_names_the_accepted_ones() -> None:
     with create_sandbox_tool([]) as tool:
-        with pytest.raises(ValueError, match="Unsupported language 'ruby'.*'javascript', 'js', 'node', 'shell', 'bash', 'sh', 'python', 'py', 'python3'"):
+        with pytest.raises(ValueError, match="Unsupported language 'ruby'.*'javascript', 'js', 'node', 'typescript', 'ts', 'shell', 'bash', 'sh', 'python', 'py', 'python3'"):
             tool.run("puts 1", "ruby")
 
 

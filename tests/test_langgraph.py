@@ -171,7 +171,7 @@ def test_run_routes_on_language(language: str, kind: str) -> None:
 @pytest.mark.parametrize("language", ["", "ruby", "zsh", "javascript2", None, 1])
 def test_run_refuses_an_unknown_language(language: Any) -> None:
     tool, sb = fake_tool()
-    accepted = "'javascript', 'js', 'node', 'shell', 'bash', 'sh', 'python', 'py', 'python3'"
+    accepted = "'javascript', 'js', 'node', 'typescript', 'ts', 'shell', 'bash', 'sh', 'python', 'py', 'python3'"
     with pytest.raises(ValueError, match="accepted values \\(any case\\): " + accepted.replace("'", "'")) as info:
         tool.run("code", language)
     assert repr(language)[:20] in str(info.value)

@@ -75,8 +75,12 @@ def test_stdio_server_runs_scripts_with_tools_limits_and_bad_input(config_file: 
         async with stdio_client(params) as (r, w), ClientSession(r, w, logging_callback=on_log) as s:
             await s.initialize()
             listed = {t.name: t for t in (await s.list_tools()).tools}
-            expected = {"run_javascript", "run_shell"} | ({"run_python"} if "python" in supported_languages() else set())
+            expected = {"run_javascript", "run_typescript", "run_shell"} | (
+                {"run_python"} if "python" in supported_languages() else set()
+            )
             assert set(listed) == expected
+            ts = await run(s, "run_typescript", code="const n: number = 6; console.log(n * 7)")
+            assert ts["stdout"] == "42\n", ts
             desc = listed["run_javascript"].description or ""
             for needle in ("add({a: integer, b: integer})", "t.add(", "tools.search", "3 s", "64 MiB", "persist"):
                 assert needle in desc, needle

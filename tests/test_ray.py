@@ -447,6 +447,13 @@ def test_bad_run_and_session_arguments(pool: SandboxPool) -> None:
     pool.close_session("y")
 
 
+def test_typescript_runs_through_the_pool(pool: SandboxPool) -> None:
+    out = pool.run("ts", "const n: number = await note({session: 'ts', n: 2}) as unknown as number; console.log(n)", "TS")
+    assert out.strip() == "ts/2"
+    assert pool.execute("ts", "enum E { A = 'a' }\nreturn E.A", "typescript").stdout == "a\n"
+    pool.close_session("ts")
+
+
 def test_python_is_refused_until_the_guest_exists(pool: SandboxPool) -> None:
     """Marked, not skipped: without the Python guest the pool refuses Python
     as one process does; with it, a Python run works through the pool."""

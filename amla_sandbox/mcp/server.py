@@ -58,6 +58,7 @@ _OUTPUT_SCHEMA: dict[str, Any] = {
 # tool name -> (language, argument name, what the argument is)
 _TOOLS: dict[str, tuple[str, str, str]] = {
     "run_javascript": ("javascript", "code", "JavaScript to run (top-level await works)"),
+    "run_typescript": ("typescript", "code", "TypeScript to run (types are stripped; top-level await works)"),
     "run_shell": ("shell", "script", "A shell script (bash-like: pipes, redirection, if/for/while, functions)"),
     "run_python": ("python", "code", "Python code to run"),
 }
@@ -65,10 +66,10 @@ _TOOLS: dict[str, tuple[str, str, str]] = {
 
 def supported_languages() -> list[str]:
     """The guests this installation runs, as the run_* tools need them:
-    JavaScript and the shell always, Python when the package accepts the
-    language (detected, so a later install lights it up)."""
+    JavaScript, TypeScript and the shell always, Python when the package
+    accepts the language (detected, so a later install lights it up)."""
     langs: list[str] = []
-    for lang in ("javascript", "shell", "python"):
+    for lang in ("javascript", "typescript", "shell", "python"):
         try:
             if normalize_language(lang) == lang:
                 langs.append(lang)
@@ -334,6 +335,9 @@ class SandboxServer:
             "javascript": "Run JavaScript (QuickJS, ES2023, top-level await; print with console.log) in a "
             "WebAssembly sandbox. Call many tools in one script (loops, Promise.all) instead of one tool call each. "
             "Globals: fs (await fs.readFile/writeFile/readdir), shell(cmd), tools.search/describe.",
+            "typescript": "Run TypeScript in a WebAssembly sandbox: types are stripped (enums, namespaces, "
+            "decorators work; nothing is type-checked), then it runs as JavaScript on QuickJS (ES2023, top-level "
+            "await; print with console.log). Call many tools in one script instead of one tool call each.",
             "shell": "Run a bash-like shell script in a WebAssembly sandbox: pipes, redirection, if/for/while, "
             "functions, and applets such as grep, sed, awk, jq, sort, uniq, wc, head, tail, cut, tr, find, xargs; "
             "`tool NAME --param value` calls a tool and prints its JSON result.",

@@ -212,6 +212,11 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	fail := func(format string, a ...any) procEnd {
 		return procEnd{result: wire.Result{ExitCode: 1, ErrorKind: wire.ErrKindRuntime, Error: "Runtime error: " + fmt.Sprintf(format, a...)}}
 	}
+	in, failed := fromTypeScript(in)
+	if failed != "" {
+		p.write(wire.Stderr, []byte(failed))
+		return procEnd{result: wire.Result{ExitCode: 1}}
+	}
 	in.MemoryLimit = memLimit
 	data, err := json.Marshal(in)
 	if err != nil {

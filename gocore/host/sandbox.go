@@ -188,10 +188,10 @@ func (s *Sandbox) guestFor(language string) (*GuestModule, error) {
 // checkLanguage refuses a language no guest runs.
 func checkLanguage(language string) error {
 	switch language {
-	case wire.LangJavaScript, wire.LangShell, wire.LangPython:
+	case wire.LangJavaScript, wire.LangShell, wire.LangPython, wire.LangTypeScript:
 		return nil
 	}
-	return fmt.Errorf("unknown language %q (want %q, %q or %q)", language, wire.LangJavaScript, wire.LangShell, wire.LangPython)
+	return fmt.Errorf("unknown language %q (want %q, %q, %q or %q)", language, wire.LangJavaScript, wire.LangTypeScript, wire.LangShell, wire.LangPython)
 }
 
 // ErrClosed is returned by a closed Sandbox.

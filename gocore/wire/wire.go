@@ -83,6 +83,9 @@ const (
 	LangJavaScript = "javascript"
 	LangShell      = "shell"
 	LangPython     = "python"
+	// LangTypeScript runs on the JavaScript guest once the host has
+	// stripped its types (gocore/typescript).
+	LangTypeScript = "typescript"
 )
 
 // Input is everything a run needs to know, handed to the guest at start.

@@ -139,7 +139,9 @@ func (g *guest) runShell(script string, stdin io.Reader, stdout, stderr io.Write
 }
 
 // nodeApplet runs JavaScript from the shell: `node -e CODE`, `node -`
-// (script on stdin) or `node FILE`.
+// (script on stdin) or `node FILE`. A FILE named *.ts, *.mts or *.cts, or
+// one whose #! line names ts-node, is TypeScript: the host strips its
+// types before it runs.
 func (g *guest) nodeApplet(p *applets.Proc, args []string) int {
 	usage := func() int {
 		fmt.Fprintln(p.Stderr, "usage: node -e CODE | node - | node FILE")
@@ -149,6 +151,7 @@ func (g *guest) nodeApplet(p *applets.Proc, args []string) int {
 		return usage()
 	}
 	var code string
+	language := wire.LangJavaScript
 	switch args[1] {
 	case "-e", "--eval":
 		if len(args) < 3 {
@@ -173,15 +176,29 @@ func (g *guest) nodeApplet(p *applets.Proc, args []string) int {
 			return 1
 		}
 		code = string(b)
+		if isTypeScript(args[1], code) {
+			language = wire.LangTypeScript
+		}
 	}
 	// JavaScript runs as a child process the host starts.
-	res := hostcall.Spawn(wire.SpawnRequest{Language: wire.LangJavaScript, Code: code})
+	res := hostcall.Spawn(wire.SpawnRequest{Language: language, Code: code})
 	io.WriteString(p.Stdout, res.Stdout)
 	io.WriteString(p.Stderr, res.Stderr)
 	if res.Error != "" && res.ExitCode != 0 {
 		fmt.Fprintln(p.Stderr, "node:", res.Error)
 	}
 	return res.ExitCode
+}
+
+// isTypeScript tells a TypeScript file by its name or its #! line.
+func isTypeScript(name, code string) bool {
+	for _, ext := range []string{".ts", ".mts", ".cts"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	first, _, _ := strings.Cut(code, "\n")
+	return strings.HasPrefix(first, "#!") && strings.Contains(first, "ts-node")
 }
 
 // applyGCPolicy sets the Go collector for a run whose guest may hold
