@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .audit import AuditCollector, AuditConfig, AuditEntry
 from .capabilities import MethodCapability, ToolCallCap
@@ -30,6 +30,9 @@ from .runtime.runtime import (
 from . import durable as _durable
 from .durable import ApprovalHandler, _hybridmethod
 from .tools import ToolDefinition
+
+if TYPE_CHECKING:
+    from .files import SandboxFiles
 
 __all__ = ["Sandbox"]
 
@@ -366,6 +369,16 @@ class Sandbox:
         `last_result`; raises ApprovalRequired again at the next call that
         needs approval."""
         return _durable.resume(cls, token, approve, kwargs)
+
+    # -- files (docs/files.md) -----------------------------------------------
+
+    @property
+    def files(self) -> SandboxFiles:
+        """The sandbox's files from the host: read, write, list, remove,
+        upload, download (amla_sandbox.files)."""
+        from .files import SandboxFiles
+
+        return SandboxFiles(self)
 
     # -- introspection --------------------------------------------------------
 
