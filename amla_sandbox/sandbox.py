@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import builtins
 import json
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -34,7 +35,57 @@ from .tools import ToolDefinition
 if TYPE_CHECKING:
     from .files import SandboxFiles
 
-__all__ = ["Sandbox"]
+__all__ = ["Sandbox", "ShellResult"]
+
+@dataclass(frozen=True)
+class ShellResult:
+    """A shell command's outcome (`Sandbox.run_shell`): its output streams,
+    kept apart, and its exit status."""
+
+    stdout: str
+    stderr: str
+    exit_code: int
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _sh_quote(s: str) -> str:
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def _shell_prelude(command: str, cwd: str | None, env: Mapping[str, str] | None, sb: Sandbox) -> str:
+    """`command` made to start in `cwd` with `env` exported: a `cd` and
+    `export`s on the command's first line, and the command in a `{ }`
+    group, so its own lines keep their numbers in error messages. A `cwd`
+    in /workspace or /tmp that is missing or not a directory is an error
+    here, naming it (FileNotFoundError, NotADirectoryError)."""
+    if not isinstance(command, str):
+        raise TypeError(f"command must be a str, got {type(command).__name__}")
+    if cwd is None and not env:
+        return command
+    head: list[str] = []
+    if cwd is not None:
+        if not isinstance(cwd, str) or not cwd or "\0" in cwd:
+            raise ValueError(f"cwd must be a non-empty str without NUL, got {cwd!r}")
+        if not cwd.startswith("/"):
+            cwd = "/workspace/" + cwd
+        top = cwd.strip("/").split("/", 1)[0]
+        if top in ("workspace", "tmp"):
+            sb.files.list(cwd)  # raises FileNotFoundError / NotADirectoryError / PermissionError naming it
+        head.append(f"cd -- {_sh_quote(cwd)} || exit 1")
+    for name, value in (env or {}).items():
+        if not isinstance(name, str) or not _ENV_NAME.fullmatch(name):
+            raise ValueError(f"env: {name!r} is not a valid variable name (letters, digits, _; not first a digit)")
+        if not isinstance(value, str) or "\0" in value:
+            raise ValueError(f"env: the value of {name} must be a str without NUL, got {value!r}")
+        head.append(f"export {name}={_sh_quote(value)}")
+    return " && ".join(head) + " && { " + command + "\n}"
+
 
 @dataclass
 class Sandbox:
@@ -244,19 +295,64 @@ class Sandbox:
         rt = self._rt()
         return (await rt._run_async(code, "python", self._pipeline.call_async, on_output, stdin)).stdout
 
-    def shell(self, command: str, stdin: str | bytes | None = None) -> str:
-        """Run a shell command line; return its stdout (a non-zero exit does not raise)."""
-        return self._rt()._run_sync(command, "shell", self._pipeline.call_sync, None, stdin, self._starter()).stdout
+    def shell(
+        self,
+        command: str,
+        stdin: str | bytes | None = None,
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> str:
+        """Run a shell command line; return its stdout (a non-zero exit does
+        not raise). `cwd` is the directory it starts in (default
+        /workspace), `env` variables it sees exported; `run_shell()` gives
+        the exit code and stderr too (docs/files.md)."""
+        return self.run_shell(command, stdin=stdin, cwd=cwd, env=env).stdout
+
+    def run_shell(
+        self,
+        command: str,
+        *,
+        stdin: str | bytes | None = None,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ShellResult:
+        """Run a shell command line and return its stdout, stderr and exit
+        code (a non-zero exit does not raise; a timeout, the memory limit
+        or a cancel do, as for `shell()`)."""
+        code = _shell_prelude(command, cwd, env, self)
+        result = self._rt()._run_sync(code, "shell", self._pipeline.call_sync, None, stdin, self._starter())
+        return ShellResult(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
 
     def _starter(self) -> ToolPipeline | None:
         # A handler that starts calls elsewhere (mounted MCP servers) has
         # each call started as the script makes it (docs/mcp.md).
         return self._pipeline if hasattr(self.tool_handler, "start_call") else None
 
-    async def shell_async(self, command: str, stdin: str | bytes | None = None) -> str:
+    async def shell_async(
+        self,
+        command: str,
+        stdin: str | bytes | None = None,
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> str:
         """`shell()` for async tool handlers: the `tool` applet awaits them."""
+        return (await self.run_shell_async(command, stdin=stdin, cwd=cwd, env=env)).stdout
+
+    async def run_shell_async(
+        self,
+        command: str,
+        *,
+        stdin: str | bytes | None = None,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ShellResult:
+        """`run_shell()` for async tool handlers."""
+        code = _shell_prelude(command, cwd, env, self)
         rt = self._rt()
-        return (await rt._run_async(command, "shell", self._pipeline.call_async, None, stdin)).stdout
+        result = await rt._run_async(code, "shell", self._pipeline.call_async, None, stdin)
+        return ShellResult(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
 
     # The public step/resume loop -------------------------------------------
 
