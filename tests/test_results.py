@@ -108,3 +108,105 @@ def test_execution_result_exit_code_when_the_run_fails() -> None:
         assert not r.success and r.exit_code != 0 and "timed out" in (r.error or "")
     finally:
         tool.close()
+
+
+# -- return_value -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "code,value",
+    [
+        ("return {a: 1, b: [1, 'x', null, true]}", {"a": 1, "b": [1, "x", None, True]}),
+        ("return 'text'", "text"),
+        ("return 3.5", 3.5),
+        ("return null", None),
+        ("return [new Date(0)]", ["1970-01-01T00:00:00.000Z"]),
+        ("return {toJSON() { return 7 }}", 7),
+        ("return 'é\\u{1F600}\\0'", "é\U0001f600\0"),
+        ("const r = await Promise.resolve([1, 2]); return r", [1, 2]),
+        ("console.log('no return')", None),
+        ("return undefined", None),
+        ("return 10n", None),  # not JSON
+        ("const o = {}; o.o = o; return o", None),  # a cycle
+        ("return () => 1", None),
+        ("throw new Error('x')", None),
+        ("process.exit(0)", None),
+    ],
+)
+def test_javascript_return_value(sb: Sandbox, code: str, value: object) -> None:
+    sb.execute(code)
+    assert sb.last_result is not None
+    assert sb.last_result.return_value == value
+    assert type(sb.last_result.return_value) is type(value)
+
+
+def test_javascript_return_value_is_still_printed(sb: Sandbox) -> None:
+    assert sb.execute("return {a: 1}") == '{"a":1}\n'
+    assert sb.last_result.return_value == {"a": 1}
+
+
+@pytest.mark.parametrize(
+    "code,value",
+    [
+        ("{'a': 1, 'b': [1, 2]}", {"a": 1, "b": [1, 2]}),
+        ("(1, 'x')", [1, "x"]),  # a tuple is a JSON list
+        ("'text'", "text"),
+        ("1 + 1", 2),
+        ("x = 5\nx * 2", 10),
+        ("print('only a statement')", None),
+        ("x = 1", None),
+        ("None", None),
+        ("{1, 2}", None),  # not JSON
+        ("float('nan')", None),
+        ("object()", None),
+        ("'\\ud800'", "\ud800"),  # a lone surrogate survives as itself
+        ("raise ValueError('x')", None),
+    ],
+)
+def test_python_return_value(sb: Sandbox, code: str, value: object) -> None:
+    try:
+        sb.python(code)
+    except amla_sandbox.RuntimeError:
+        pass
+    assert sb.last_result is not None
+    assert sb.last_result.return_value == value
+
+
+def test_python_final_expression_still_printed(sb: Sandbox) -> None:
+    assert sb.python("{'a': [1, 2]}") == '{"a":[1,2]}\n'
+    assert sb.last_result.return_value == {"a": [1, 2]}
+
+
+def test_shell_has_no_return_value(sb: Sandbox) -> None:
+    sb.shell("echo '{\"a\": 1}'")
+    assert sb.last_result.return_value is None
+
+
+def test_return_value_of_one_run_does_not_leak_into_the_next(sb: Sandbox) -> None:
+    sb.execute("return 1")
+    sb.execute("console.log(2)")
+    assert sb.last_result.return_value is None
+
+
+def test_execution_result_return_value() -> None:
+    tool = create_sandbox_tool()
+    try:
+        r = tool.execute("return {ok: true}")
+        assert r.return_value == {"ok": True} and r.exit_code == 0
+        r = tool.python("[1, 2, 3]")
+        assert r.return_value == [1, 2, 3]
+        r = tool.execute("throw new Error('x')")
+        assert r.return_value is None and r.exit_code == 1
+    finally:
+        tool.close()
+
+
+def test_return_value_over_the_output_cap_is_dropped() -> None:
+    with Sandbox(max_output_size=1000) as s:
+        s.execute("return 'x'.repeat(500)")
+        assert s.last_result.return_value == "x" * 500
+        try:
+            s.execute("return 'x'.repeat(5000)")
+        except amla_sandbox.RuntimeError:
+            pass  # its printed form may be over the cap too
+        assert s.last_result.return_value is None
