@@ -6,7 +6,7 @@ from __future__ import annotations
 import builtins
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -465,6 +465,90 @@ class Sandbox:
         `last_result`; raises ApprovalRequired again at the next call that
         needs approval."""
         return _durable.resume(cls, token, approve, kwargs)
+
+    # -- tools of a live sandbox (docs/tools.md) ------------------------------
+
+    def add_tools(
+        self,
+        tools: Iterable[ToolDefinition],
+        *,
+        capabilities: Iterable[ToolCallCap | MethodCapability] | None = None,
+    ) -> None:
+        """Add tools, which scripts can call from the next run on (through
+        `tool_handler`, like the others). The capabilities that decide
+        calls are unchanged unless `capabilities` are given, which are
+        added to them. A name already in use is a ValueError, and so is
+        a call while a run is in progress (RuntimeError)."""
+        new = list(tools)
+        for t in new:
+            if not isinstance(t, ToolDefinition):
+                raise TypeError(f"tools must be ToolDefinition objects, got {type(t).__name__}")
+        have = {t.name for t in self.tools}
+        for t in new:
+            if t.name in have:
+                raise ValueError(f"add_tools: a tool named {t.name!r} is already in this sandbox")
+            have.add(t.name)
+        caps = self._checked_caps(capabilities)
+        self._set_tools(self.tools + new, caps)
+        self._init_args["tools"] = list(self._init_args.get("tools") or []) + new
+
+    def remove_tools(
+        self,
+        names: Iterable[str],
+        *,
+        capabilities: Iterable[ToolCallCap | MethodCapability] | None = None,
+    ) -> None:
+        """Remove the tools of these names: from the next run on a script's
+        call to one fails with `Unknown tool`. The capabilities are
+        unchanged unless `capabilities` are given, which replace them. A
+        name that is not a tool of this sandbox is a ValueError."""
+        if isinstance(names, str):
+            names = [names]
+        drop = list(names)
+        have = {t.name for t in self.tools}
+        for n in drop:
+            if n not in have:
+                raise ValueError(f"remove_tools: {n!r} is not a tool of this sandbox")
+        caps = self._checked_caps(capabilities)
+        if caps is not None:
+            caps = (caps, "replace")
+        self._set_tools([t for t in self.tools if t.name not in drop], caps)
+        self._init_args["tools"] = [t for t in self._init_args.get("tools") or [] if t.name not in drop]
+
+    @staticmethod
+    def _checked_caps(capabilities: Iterable[Any] | None) -> list[Any] | None:
+        if capabilities is None:
+            return None
+        caps = list(capabilities)
+        for c in caps:
+            if not isinstance(c, (ToolCallCap, MethodCapability)):
+                raise TypeError(
+                    f"capabilities must be ToolCallCap or MethodCapability objects, got {type(c).__name__}"
+                )
+        return caps
+
+    def _set_tools(self, tools: list[ToolDefinition], caps: Any) -> None:
+        from . import _core
+
+        rt = self._rt()
+        if rt._running:
+            raise builtins.RuntimeError(
+                "a run is in progress on this sandbox: tools change between runs (finish or cancel it first)"
+            )
+        _core.sandbox_set_tools(rt._handle, json.dumps([t.to_dict() for t in tools]))
+        self.tools = tools
+        if caps is not None:
+            if isinstance(caps, tuple):
+                new_caps = list(caps[0])
+            else:
+                new_caps = list(self.capabilities) + caps
+            from .capabilities._counts import policy_json
+
+            # New limited capabilities get their budgets; spent ones stay spent.
+            _core.sandbox_set_capabilities_budgeted(rt._handle, policy_json(new_caps))
+            rt._capabilities_list = list(new_caps)
+            self.capabilities = new_caps
+            self._init_args["capabilities"] = list(new_caps)
 
     # -- files (docs/files.md) -----------------------------------------------
 

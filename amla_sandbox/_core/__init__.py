@@ -273,6 +273,16 @@ def sandbox_snapshot(handle: int, compress: bool) -> bytes:
         _raise(str(e))
 
 
+def sandbox_set_capabilities_budgeted(handle: int, caps_json: str) -> None:
+    """Replace the capability list, giving new limited patterns their budgets."""
+    _check(_pycore.pycore_SandboxSetCapabilitiesBudgeted(handle, caps_json))
+
+
+def sandbox_set_tools(handle: int, tools_json: str) -> None:
+    """Replace the sandbox's tools (JSON list, as tools_json); capabilities stay."""
+    _check(_pycore.pycore_SandboxSetTools(handle, tools_json))
+
+
 # -- the file API (files.go) ------------------------------------------------------------------------
 
 
