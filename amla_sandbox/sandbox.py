@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import builtins
 import json
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .audit import AuditCollector, AuditConfig, AuditEntry
 from .capabilities import MethodCapability, ToolCallCap
@@ -31,7 +32,60 @@ from . import durable as _durable
 from .durable import ApprovalHandler, _hybridmethod
 from .tools import ToolDefinition
 
-__all__ = ["Sandbox"]
+if TYPE_CHECKING:
+    from .files import SandboxFiles
+
+__all__ = ["Sandbox", "ShellResult"]
+
+@dataclass(frozen=True)
+class ShellResult:
+    """A shell command's outcome (`Sandbox.run_shell`): its output streams,
+    kept apart, and its exit status."""
+
+    stdout: str
+    stderr: str
+    exit_code: int
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _sh_quote(s: str) -> str:
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def _shell_prelude(command: str, cwd: str | None, env: Mapping[str, str] | None, sb: Sandbox) -> str:
+    """`command` made to start in `cwd` with `env` exported: a `cd` and
+    `export`s on the command's first line, and the command in a `{ }`
+    group, so its own lines keep their numbers in error messages. A `cwd`
+    in /workspace or /tmp that is missing or not a directory is an error
+    here, naming it (FileNotFoundError, NotADirectoryError)."""
+    if not isinstance(command, str):
+        raise TypeError(f"command must be a str, got {type(command).__name__}")
+    if cwd is None and not env:
+        return command
+    head: list[str] = []
+    if cwd is not None:
+        if not isinstance(cwd, str) or not cwd or "\0" in cwd:
+            raise ValueError(f"cwd must be a non-empty str without NUL, got {cwd!r}")
+        if not cwd.startswith("/"):
+            cwd = "/workspace/" + cwd
+        top = cwd.strip("/").split("/", 1)[0]
+        if top in ("workspace", "tmp"):
+            sb.files.list(cwd)  # raises FileNotFoundError / NotADirectoryError / PermissionError naming it
+        head.append(f"cd -- {_sh_quote(cwd)} || exit 1")
+    for name, value in (env or {}).items():
+        if not isinstance(name, str) or not _ENV_NAME.fullmatch(name):
+            raise ValueError(f"env: {name!r} is not a valid variable name (letters, digits, _; not first a digit)")
+        if not isinstance(value, str) or "\0" in value:
+            raise ValueError(f"env: the value of {name} must be a str without NUL, got {value!r}")
+        head.append(f"export {name}={_sh_quote(value)}")
+    return " && ".join(head) + " && { " + command + "\n}"
+
 
 @dataclass
 class Sandbox:
@@ -242,19 +296,64 @@ class Sandbox:
         rt = self._rt()
         return (await rt._run_async(code, "python", self._pipeline.call_async, on_output, stdin)).stdout
 
-    def shell(self, command: str, stdin: str | bytes | None = None) -> str:
-        """Run a shell command line; return its stdout (a non-zero exit does not raise)."""
-        return self._rt()._run_sync(command, "shell", self._pipeline.call_sync, None, stdin, self._starter()).stdout
+    def shell(
+        self,
+        command: str,
+        stdin: str | bytes | None = None,
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> str:
+        """Run a shell command line; return its stdout (a non-zero exit does
+        not raise). `cwd` is the directory it starts in (default
+        /workspace), `env` variables it sees exported; `run_shell()` gives
+        the exit code and stderr too (docs/files.md)."""
+        return self.run_shell(command, stdin=stdin, cwd=cwd, env=env).stdout
+
+    def run_shell(
+        self,
+        command: str,
+        *,
+        stdin: str | bytes | None = None,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ShellResult:
+        """Run a shell command line and return its stdout, stderr and exit
+        code (a non-zero exit does not raise; a timeout, the memory limit
+        or a cancel do, as for `shell()`)."""
+        code = _shell_prelude(command, cwd, env, self)
+        result = self._rt()._run_sync(code, "shell", self._pipeline.call_sync, None, stdin, self._starter())
+        return ShellResult(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
 
     def _starter(self) -> ToolPipeline | None:
         # A handler that starts calls elsewhere (mounted MCP servers) has
         # each call started as the script makes it (docs/mcp.md).
         return self._pipeline if hasattr(self.tool_handler, "start_call") else None
 
-    async def shell_async(self, command: str, stdin: str | bytes | None = None) -> str:
+    async def shell_async(
+        self,
+        command: str,
+        stdin: str | bytes | None = None,
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> str:
         """`shell()` for async tool handlers: the `tool` applet awaits them."""
+        return (await self.run_shell_async(command, stdin=stdin, cwd=cwd, env=env)).stdout
+
+    async def run_shell_async(
+        self,
+        command: str,
+        *,
+        stdin: str | bytes | None = None,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ShellResult:
+        """`run_shell()` for async tool handlers."""
+        code = _shell_prelude(command, cwd, env, self)
         rt = self._rt()
-        return (await rt._run_async(command, "shell", self._pipeline.call_async, None, stdin)).stdout
+        result = await rt._run_async(code, "shell", self._pipeline.call_async, None, stdin)
+        return ShellResult(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
 
     # The public step/resume loop -------------------------------------------
 
@@ -367,6 +466,100 @@ class Sandbox:
         `last_result`; raises ApprovalRequired again at the next call that
         needs approval."""
         return _durable.resume(cls, token, approve, kwargs)
+
+    # -- tools of a live sandbox (docs/tools.md) ------------------------------
+
+    def add_tools(
+        self,
+        tools: Iterable[ToolDefinition],
+        *,
+        capabilities: Iterable[ToolCallCap | MethodCapability] | None = None,
+    ) -> None:
+        """Add tools, which scripts can call from the next run on (through
+        `tool_handler`, like the others). The capabilities that decide
+        calls are unchanged unless `capabilities` are given, which are
+        added to them. A name already in use is a ValueError, and so is
+        a call while a run is in progress (RuntimeError)."""
+        new = list(tools)
+        for t in new:
+            if not isinstance(t, ToolDefinition):
+                raise TypeError(f"tools must be ToolDefinition objects, got {type(t).__name__}")
+        have = {t.name for t in self.tools}
+        for t in new:
+            if t.name in have:
+                raise ValueError(f"add_tools: a tool named {t.name!r} is already in this sandbox")
+            have.add(t.name)
+        caps = self._checked_caps(capabilities)
+        self._set_tools(self.tools + new, caps)
+        self._init_args["tools"] = list(self._init_args.get("tools") or []) + new
+
+    def remove_tools(
+        self,
+        names: Iterable[str],
+        *,
+        capabilities: Iterable[ToolCallCap | MethodCapability] | None = None,
+    ) -> None:
+        """Remove the tools of these names: from the next run on a script's
+        call to one fails with `Unknown tool`. The capabilities are
+        unchanged unless `capabilities` are given, which replace them. A
+        name that is not a tool of this sandbox is a ValueError."""
+        if isinstance(names, str):
+            names = [names]
+        drop = list(names)
+        have = {t.name for t in self.tools}
+        for n in drop:
+            if n not in have:
+                raise ValueError(f"remove_tools: {n!r} is not a tool of this sandbox")
+        caps = self._checked_caps(capabilities)
+        if caps is not None:
+            caps = (caps, "replace")
+        self._set_tools([t for t in self.tools if t.name not in drop], caps)
+        self._init_args["tools"] = [t for t in self._init_args.get("tools") or [] if t.name not in drop]
+
+    @staticmethod
+    def _checked_caps(capabilities: Iterable[Any] | None) -> list[Any] | None:
+        if capabilities is None:
+            return None
+        caps = list(capabilities)
+        for c in caps:
+            if not isinstance(c, (ToolCallCap, MethodCapability)):
+                raise TypeError(
+                    f"capabilities must be ToolCallCap or MethodCapability objects, got {type(c).__name__}"
+                )
+        return caps
+
+    def _set_tools(self, tools: list[ToolDefinition], caps: Any) -> None:
+        from . import _core
+
+        rt = self._rt()
+        if rt._running:
+            raise builtins.RuntimeError(
+                "a run is in progress on this sandbox: tools change between runs (finish or cancel it first)"
+            )
+        _core.sandbox_set_tools(rt._handle, json.dumps([t.to_dict() for t in tools]))
+        self.tools = tools
+        if caps is not None:
+            if isinstance(caps, tuple):
+                new_caps = list(caps[0])
+            else:
+                new_caps = list(self.capabilities) + caps
+            from .capabilities._counts import policy_json
+
+            # New limited capabilities get their budgets; spent ones stay spent.
+            _core.sandbox_set_capabilities_budgeted(rt._handle, policy_json(new_caps))
+            rt._capabilities_list = list(new_caps)
+            self.capabilities = new_caps
+            self._init_args["capabilities"] = list(new_caps)
+
+    # -- files (docs/files.md) -----------------------------------------------
+
+    @property
+    def files(self) -> SandboxFiles:
+        """The sandbox's files from the host: read, write, list, remove,
+        upload, download (amla_sandbox.files)."""
+        from .files import SandboxFiles
+
+        return SandboxFiles(self)
 
     # -- introspection --------------------------------------------------------
 

@@ -46,9 +46,14 @@ class ExecutionResult:
 
     stdout: str = ""
     stderr: str = ""
+    # The run's value as Python data: what a JavaScript script returned,
+    # the value of a Python script's final expression (JSON-decoded; None
+    # when there is none or it is not JSON). docs/files.md.
     return_value: Any = None
     error: str | None = None
     success: bool = True
+    # The run's exit status (1 when the run could not complete).
+    exit_code: int = 0
 
     def __str__(self) -> str:
         if self.error:
@@ -210,22 +215,39 @@ class SandboxTool:
     # -- running --------------------------------------------------------------
 
     def _capture(self, run: Callable[[], str]) -> ExecutionResult:
+        before = self.sandbox.last_result
         try:
             out = run()
         except ApprovalRequired:
             raise  # the caller decides and resumes (resume_approval)
         except Exception as e:
-            return ExecutionResult(error=str(e), stderr=self.sandbox.last_stderr, success=False)
-        return ExecutionResult(stdout=out, stderr=self.sandbox.last_stderr, success=True)
+            return self._result(before, error=str(e))
+        return self._result(before, stdout=out)
 
     async def _capture_async(self, run: Callable[[], Awaitable[str]]) -> ExecutionResult:
+        before = self.sandbox.last_result
         try:
             out = await run()
         except ApprovalRequired:
             raise
         except Exception as e:
-            return ExecutionResult(error=str(e), stderr=self.sandbox.last_stderr, success=False)
-        return ExecutionResult(stdout=out, stderr=self.sandbox.last_stderr, success=True)
+            return self._result(before, error=str(e))
+        return self._result(before, stdout=out)
+
+    def _result(self, before: Any, *, stdout: str = "", error: str | None = None) -> ExecutionResult:
+        """The ExecutionResult of the run just made (the sandbox's
+        last_result, unless the run never started: then `before` is still
+        there, and the exit code is 1)."""
+        last = self.sandbox.last_result
+        ran = last is not None and last is not before
+        return ExecutionResult(
+            stdout=stdout,
+            stderr=self.sandbox.last_stderr,
+            return_value=getattr(last, "return_value", None) if ran and error is None else None,
+            error=error,
+            success=error is None,
+            exit_code=(last.exit_code if ran else 0) if error is None else (last.exit_code if ran and last.exit_code else 1),
+        )
 
     def execute(
         self, code: str, *, stdin: str | bytes | None = None, language: str = "javascript"

@@ -24,6 +24,7 @@ ImportError that says what to run.
 from __future__ import annotations
 
 import builtins
+import errno
 import json
 import os
 import sysconfig
@@ -101,6 +102,9 @@ def _raise(text: str) -> NoReturn:
         raise ValueError(message) from None
     if kind == "overflow":
         raise OverflowError(message) from None
+    if kind in _FILE_ERRORS:
+        exc, code = _FILE_ERRORS[kind]
+        raise exc(code, message) from None
     from ..runtime.runtime import RuntimeError as SandboxError
     from ..runtime.runtime import StaleRunError
 
@@ -108,6 +112,17 @@ def _raise(text: str) -> NoReturn:
         raise StaleRunError(message) from None
     # "runtime", "no_run", "internal" (a Go panic) and anything newer.
     raise SandboxError(message) from None
+
+
+# The file API's error kinds (gocore/host/files.go) and the OSError each is.
+_FILE_ERRORS: dict[str, tuple[type[OSError], int]] = {
+    "not_found": (FileNotFoundError, errno.ENOENT),
+    "is_dir": (IsADirectoryError, errno.EISDIR),
+    "not_dir": (NotADirectoryError, errno.ENOTDIR),
+    "denied": (PermissionError, errno.EACCES),
+    "no_space": (OSError, errno.ENOSPC),
+    "not_empty": (OSError, errno.ENOTEMPTY),
+}
 
 
 def _check(status: str) -> None:
@@ -254,6 +269,61 @@ def sandbox_snapshot(handle: int, compress: bool) -> bytes:
     """The sandbox's files and budgets in the snapshot format."""
     try:
         return _from_go(_pycore.pycore_SandboxSnapshot(handle, compress))
+    except builtins.RuntimeError as e:
+        _raise(str(e))
+
+
+def sandbox_set_capabilities_budgeted(handle: int, caps_json: str) -> None:
+    """Replace the capability list, giving new limited patterns their budgets."""
+    _check(_pycore.pycore_SandboxSetCapabilitiesBudgeted(handle, caps_json))
+
+
+def sandbox_set_tools(handle: int, tools_json: str) -> None:
+    """Replace the sandbox's tools (JSON list, as tools_json); capabilities stay."""
+    _check(_pycore.pycore_SandboxSetTools(handle, tools_json))
+
+
+# -- the file API (files.go) ------------------------------------------------------------------------
+
+
+def sandbox_read_file(handle: int, path: str) -> bytes:
+    """The contents of the sandbox file at path."""
+    try:
+        slice_handle = _pycore.pycore_SandboxReadFile(handle, path)
+    except builtins.RuntimeError as e:
+        _raise(str(e))
+    _pycore.IncRef(slice_handle)
+    try:
+        # Slice_byte_to_bytes fails on an empty slice: ask its length first.
+        return bytes(_pycore.Slice_byte_to_bytes(slice_handle)) if _pycore.Slice_byte_len(slice_handle) else b""
+    finally:
+        _pycore.DecRef(slice_handle)
+
+
+def sandbox_write_file(handle: int, path: str, data: bytes) -> None:
+    """Make the sandbox file at path hold data."""
+    _check(_with_bytes(data, lambda h: _pycore.pycore_SandboxWriteFile(handle, path, h)))
+
+
+def sandbox_upload(handle: int, local: str, path: str) -> None:
+    """Copy the host file local to the sandbox file at path."""
+    _check(_pycore.pycore_SandboxUpload(handle, local, path))
+
+
+def sandbox_download(handle: int, path: str, local: str) -> None:
+    """Copy the sandbox file at path to the host file local."""
+    _check(_pycore.pycore_SandboxDownload(handle, path, local))
+
+
+def sandbox_remove_file(handle: int, path: str, recursive: bool) -> None:
+    """Remove the sandbox file or directory at path."""
+    _check(_pycore.pycore_SandboxRemoveFile(handle, path, recursive))
+
+
+def sandbox_list_dir(handle: int, path: str) -> list[dict[str, Any]]:
+    """The entries of the sandbox directory at path: {name | name_hex, type, size}."""
+    try:
+        return list(json.loads(_pycore.pycore_SandboxListDir(handle, path)))
     except builtins.RuntimeError as e:
         _raise(str(e))
 

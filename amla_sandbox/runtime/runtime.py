@@ -153,6 +153,11 @@ class RunResult:
     error_kind: str | None = None
     # The run's journal when the sandbox records (docs/durable.md).
     journal: bytes | None = None
+    # The run's value as Python data (docs/files.md): what a JavaScript
+    # script returned, the value of a Python script's final expression,
+    # JSON-decoded; None when there is none, it is not JSON, or the run
+    # failed.
+    return_value: Any = None
     _paused: Any = field(default=None, repr=False)
     _divergence: Any = field(default=None, repr=False)
 
@@ -179,6 +184,7 @@ class RunResult:
             peak_memory_bytes=int(d.get("peak_memory_bytes", 0)),
             error=d.get("error") or None,
             error_kind=d.get("error_kind") or None,
+            return_value=d.get("return_value"),
         )
 
     def _raise_for_error(self) -> None:

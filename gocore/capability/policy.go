@@ -67,6 +67,33 @@ func (p *Policy) SetCapabilities(caps []MethodCapability) {
 	p.caps = append([]MethodCapability(nil), caps...)
 }
 
+// SetCapabilitiesBudgeted replaces the capability list, as
+// SetCapabilities does, and gives each pattern of a limited capability
+// that the budget table lacks a budget of its max_calls (set by the last
+// limited capability with that pattern, as NewPolicy does). Budgets the
+// table has are kept: calls spent stay spent, whatever the new list says.
+func (p *Policy) SetCapabilitiesBudgeted(caps []MethodCapability) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.caps = append([]MethodCapability(nil), caps...)
+	fresh := map[string]bool{}
+	for _, c := range caps {
+		if c.MaxCalls == nil {
+			continue
+		}
+		b, ok := p.budgets[c.MethodPattern]
+		if !ok {
+			b = &budget{}
+			p.budgets[c.MethodPattern] = b
+			p.order = append(p.order, c.MethodPattern)
+			fresh[c.MethodPattern] = true
+		}
+		if fresh[c.MethodPattern] {
+			b.left, b.key = max(*c.MaxCalls, 0), c.Key()
+		}
+	}
+}
+
 // SetGrants restricts the policy to the methods a PCA grants: when
 // patterns is non-nil, a call whose method matches none of them is denied
 // before any capability is consulted. nil lifts the restriction; an

@@ -3,6 +3,7 @@ package capability
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -588,4 +589,41 @@ func TestPolicyGrants(t *testing.T) {
 			t.Errorf("after SetGrants(nil): %q", got)
 		}
 	})
+}
+
+func TestSetCapabilitiesBudgeted(t *testing.T) {
+	tests := []struct {
+		name  string
+		start []MethodCapability
+		spend int // calls of mcp:a made before the change
+		next  []MethodCapability
+		want  map[string]int64
+	}{
+		{"new limited pattern gets its budget", []MethodCapability{{MethodPattern: "mcp:a"}}, 0,
+			[]MethodCapability{{MethodPattern: "mcp:a"}, {MethodPattern: "mcp:b", MaxCalls: limit(2)}},
+			map[string]int64{"cap:tool-call:mcp:b": 2}},
+		{"spent calls stay spent", []MethodCapability{{MethodPattern: "mcp:a", MaxCalls: limit(3)}}, 2,
+			[]MethodCapability{{MethodPattern: "mcp:a", MaxCalls: limit(10)}},
+			map[string]int64{"cap:tool-call:mcp:a": 1}},
+		{"unlimited adds no budget", []MethodCapability{{MethodPattern: "mcp:a", MaxCalls: limit(1)}}, 0,
+			[]MethodCapability{{MethodPattern: "mcp:a", MaxCalls: limit(1)}, {MethodPattern: "mcp:c"}},
+			map[string]int64{"cap:tool-call:mcp:a": 1}},
+		{"last limited capability of a new pattern sets it", nil, 0,
+			[]MethodCapability{{MethodPattern: "mcp:d", MaxCalls: limit(5)}, {MethodPattern: "mcp:d", MaxCalls: limit(-1)}},
+			map[string]int64{"cap:tool-call:mcp:d": 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewPolicy(tt.start)
+			for range tt.spend {
+				if err := p.Authorize("mcp:a", json.RawMessage(`{}`)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p.SetCapabilitiesBudgeted(tt.next)
+			if got := p.BudgetsLeft(); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("BudgetsLeft() = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }

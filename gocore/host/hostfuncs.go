@@ -1,7 +1,9 @@
 package host
 
 import (
+	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 
@@ -121,6 +123,24 @@ func hostFuncs() []hostFunc {
 			trap = copyOut(c, ptr, p.spawned)
 			p.spawned = nil
 			return trap
+		}},
+		{wire.FnReturnValue, func(c *wasmtime.Caller, ptr, n int32) (trap *wasmtime.Trap) {
+			defer guard(wire.FnReturnValue, &trap)
+			p := procOf(c)
+			p.returnValue = nil
+			if int64(n) > p.run.sb.cfg.Limits.MaxOutput {
+				return nil // dropped: the value is None
+			}
+			b, trap := guestBytes(c, ptr, n)
+			if trap != nil {
+				return trap
+			}
+			// Python decodes it from the result's JSON: only valid UTF-8
+			// JSON is kept.
+			if utf8.Valid(b) && json.Valid(b) {
+				p.returnValue = b
+			}
+			return nil
 		}},
 		{wire.FnDiskReserve, func(c *wasmtime.Caller, n int64) (refused int32, trap *wasmtime.Trap) {
 			defer guard(wire.FnDiskReserve, &trap)

@@ -45,6 +45,8 @@ type proc struct {
 
 	exitStatus int
 	exitSet    bool
+	// returnValue is the JSON the script gave return_value, last.
+	returnValue []byte
 	// A child's output is collected for its parent; the script's own goes
 	// to the run (streamed, capped).
 	stdout, stderr *cappedBuffer
@@ -344,6 +346,9 @@ func (r *Run) classify(p *proc, err error, runtimeLog string, memLimit int64) wi
 		// 137; holding memory near the limit, that is the limit.
 		if res.ExitCode == 137 && nearLimit {
 			return r.memoryResult(res, memLimit)
+		}
+		if p.depth == 0 && len(p.returnValue) > 0 {
+			res.ReturnValue = p.returnValue
 		}
 		return res
 	}

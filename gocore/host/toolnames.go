@@ -117,3 +117,44 @@ func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
 	}
 	return out, nil
 }
+
+// SetTools replaces the sandbox's tools (a live sandbox's add_tools and
+// remove_tools): the methods a script may call, the list the next run's
+// Input carries, and the tool files guests read. The capability policy is
+// not touched. It is refused while a run is in progress, whose guests see
+// the tools they started with.
+func (s *Sandbox) SetTools(tools []wire.ToolInfo) error {
+	if tools == nil {
+		tools = []wire.ToolInfo{} // a list: a method no tool has is refused
+	}
+	if err := s.lockIdle("set tools"); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	dir := filepath.Join(s.base, "tools")
+	// Files of the old list are removed first: a tool's file is named by
+	// its place in the list, so none may be left to a later tool.
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("set tools: removing the old tool files: %w", err)
+	}
+	// The directory stays even with no tools: a mounted one must exist.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("set tools: %w", err)
+	}
+	guestTools, err := guestToolList(dir, tools)
+	if err != nil {
+		return fmt.Errorf("set tools: %w", err)
+	}
+	mounted := len(s.cfg.Mounts) > 0 && s.cfg.Mounts[0].Guest == ToolInfoMount
+	if len(guestTools) > 0 && !mounted {
+		// The first mount, as NewSandbox places it; the spare instance
+		// was made without it.
+		s.cfg.Mounts = append([]Mount{{Host: dir, Guest: ToolInfoMount}}, s.cfg.Mounts...)
+	}
+	// The spare's preopened tool directory is the removed one.
+	s.dropSpare()
+	s.cfg.Tools = tools
+	s.methods = toolMethods(tools)
+	s.guestTools = guestTools
+	return nil
+}

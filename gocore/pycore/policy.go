@@ -8,6 +8,7 @@ import (
 
 	"amlasandbox/gocore/capability"
 	"amlasandbox/gocore/host"
+	"amlasandbox/gocore/wire"
 )
 
 // A sandbox's capability policy, as the Python Runtime reads and changes
@@ -100,4 +101,39 @@ func countsJSON(counts []capability.Count) string {
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// SandboxSetCapabilitiesBudgeted replaces the capability list of sandbox
+// h and gives each new limited pattern its budget (budgets already kept
+// stay as they are); it returns a status.
+func SandboxSetCapabilitiesBudgeted(h int64, capsJSON string) string {
+	return status(func() error {
+		e, err := sandboxOf(h)
+		if err != nil {
+			return err
+		}
+		caps, err := capability.ParseCapabilities([]byte(capsJSON))
+		if err != nil {
+			return newError(kindInvalid, "capabilities: %v", err)
+		}
+		e.policy.SetCapabilitiesBudgeted(caps)
+		return nil
+	})
+}
+
+// SandboxSetTools replaces the sandbox's tools with toolsJSON (a JSON list
+// of tools, as SandboxNew's tools_json); it returns a status. The
+// capability policy is unchanged. Refused while a run is in progress.
+func SandboxSetTools(h int64, toolsJSON string) string {
+	return status(func() error {
+		e, err := sandboxOf(h)
+		if err != nil {
+			return err
+		}
+		var tools []wire.ToolInfo
+		if err := json.Unmarshal([]byte(toolsJSON), &tools); err != nil {
+			return newError(kindInvalid, "tools_json is not a valid JSON list of tools: %v", err)
+		}
+		return e.sb.SetTools(tools)
+	})
 }

@@ -64,6 +64,9 @@ type Result struct {
 	DurationMS      float64    `json:"duration_ms"`
 	PeakMemoryBytes int64      `json:"peak_memory_bytes"`
 	ToolCalls       []ToolCall `json:"tool_calls"`
-	ErrorKind       string     `json:"error_kind,omitempty"`
-	Error           string     `json:"error,omitempty"`
+	// ReturnValue is the script's value as JSON (FnReturnValue); absent
+	// when it gave none, or the run failed.
+	ReturnValue json.RawMessage `json:"return_value,omitempty"`
+	ErrorKind   string          `json:"error_kind,omitempty"`
+	Error       string          `json:"error,omitempty"`
 }

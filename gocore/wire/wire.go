@@ -46,6 +46,12 @@ const Module = "amla"
 //	                              them (creating a file or directory costs
 //	                              DiskEntryCost); 0 = granted, 1 = refused
 //	                              (the guest fails the write with ENOSPC)
+//	return_value(ptr, len)        records the script's value (a JavaScript
+//	                              script's returned value, a Python script's
+//	                              final expression) as JSON text; the last
+//	                              call of the run's own process counts, and
+//	                              text that is not valid UTF-8 JSON, or is
+//	                              over the output cap, is dropped
 const (
 	FnInputLen    = "input_len"
 	FnInputRead   = "input_read"
@@ -58,6 +64,7 @@ const (
 	FnSpawn       = "spawn"
 	FnSpawnTake   = "spawn_take"
 	FnDiskReserve = "disk_reserve"
+	FnReturnValue = "return_value"
 )
 
 // Exports of a reactor guest.

@@ -29,6 +29,8 @@ AMLA_IMPORT("spawn_take") void amla_spawn_take(void *ptr);
 /* disk_reserve asks for room for bytes more of files under the sandbox's
  * disk quota before they are written: 0 granted, 1 refused (ENOSPC). */
 AMLA_IMPORT("disk_reserve") int32_t amla_disk_reserve(int64_t bytes);
+/* Records the script's returned value as JSON text (wire.FnReturnValue). */
+AMLA_IMPORT("return_value") void amla_return_value(const void *ptr, int32_t len);
 
 /* What the quota charges for each new file or directory (wire.DiskEntryCost). */
 #define AMLA_DISK_ENTRY_COST 4096

@@ -560,6 +560,33 @@ static void drain_jobs(void)
     }
 }
 
+/* record_return_value hands the host the script's returned value as
+ * JSON.stringify gives it. undefined (no value), and a value JSON cannot
+ * express (a bigint, a cycle: JSON.stringify throws) or that stringifies
+ * to undefined (a function), give none: the host's value is then null. */
+static void record_return_value(JSValueConst v)
+{
+    if (JS_IsUndefined(v))
+        return;
+    JSValue json = JS_JSONStringify(ctx, v, JS_UNDEFINED, JS_UNDEFINED);
+    if (JS_IsException(json)) {
+        JS_FreeValue(ctx, JS_GetException(ctx));
+        return;
+    }
+    if (JS_IsString(json)) {
+        size_t n;
+        const char *s = JS_ToCStringLen(ctx, &n, json);
+        if (s) {
+            if (n <= INT32_MAX)
+                amla_return_value(s, (int32_t)n);
+            JS_FreeCString(ctx, s);
+        } else {
+            JS_FreeValue(ctx, JS_GetException(ctx));
+        }
+    }
+    JS_FreeValue(ctx, json);
+}
+
 /* observe_main prints the script's result or error once it settled. */
 static void observe_main(void)
 {
@@ -573,6 +600,7 @@ static void observe_main(void)
     case JS_PROMISE_FULFILLED: {
         main_reported = 1;
         JSValue v = JS_PromiseResult(ctx, main_promise);
+        record_return_value(v);
         JSValue text = call_helper("resultText", 1, (JSValueConst *)&v);
         JS_FreeValue(ctx, v);
         if (JS_IsException(text)) {

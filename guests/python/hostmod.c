@@ -58,6 +58,17 @@ static PyObject *hm_write(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_RETURN_NONE;
 }
 
+/* return_value(json): records the script's value as JSON text. */
+static PyObject *hm_return_value(PyObject *self, PyObject *arg)
+{
+    Py_buffer v;
+    if (bytes_arg(arg, &v, "return_value") < 0)
+        return NULL;
+    amla_return_value(v.buf, (int32_t)v.len);
+    PyBuffer_Release(&v);
+    Py_RETURN_NONE;
+}
+
 /* input() -> bytes: the run's wire.Input JSON. */
 static PyObject *hm_input(PyObject *self, PyObject *unused)
 {
@@ -209,6 +220,7 @@ static PyMethodDef hm_methods[] = {
     {"spawn", hm_spawn, METH_O, "spawn(request) -> bytes: run a child process"},
     {"disk_reserve", hm_disk_reserve, METH_O, "disk_reserve(n) -> bool: room for n bytes of files"},
     {"exit_status", hm_exit_status, METH_O, "exit_status(code): record the exit status"},
+    {"return_value", hm_return_value, METH_O, "return_value(json): record the script's value"},
     {"release_reserve", hm_release_reserve, METH_NOARGS, "release_reserve(): open the memory reserve"},
     {"refused", hm_refused, METH_NOARGS, "refused() -> int: bytes of the last refused request"},
     {"claim_rest", hm_claim_rest, METH_NOARGS, "claim_rest(): grow memory up to the limit"},

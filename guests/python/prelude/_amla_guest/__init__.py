@@ -184,11 +184,13 @@ def _warm_up() -> None:
     sink = io.StringIO()
     try:
         sys.stdout = sys.stderr = sink
+        script.recording = False  # set-up may call no host function
         for _ in range(4):
             for code in ("print(1)", "1 + 1", "x = {'a': [1, 2.5, None]}\nx", "'text'", "import json\njson.dumps(json.loads('[1]'))",
                          "def f(n):\n    return n and f(n - 1)\nf(3)", "raise ValueError('x')"):
                 _run({"code": code, "memory_limit": 256 << 20})
     finally:
+        script.recording = True
         sys.stdout, sys.stderr, sys.stdin = saved[:3]
         sys.argv[:], sys.path[:] = saved[3], saved[4]
         main.clear()

@@ -59,6 +59,24 @@ def show(value) -> str | None:
         return repr(value)
 
 
+# Whether record() hands values to the host: not while the set-up warms
+# up (__init__._warm_up), which runs before the snapshot, with no host.
+recording = True
+
+
+def record(value) -> None:
+    """Hands the host the final expression's value as JSON (the run's
+    return value). None, and a value JSON cannot express (a set, NaN, a
+    cycle, an object), give none."""
+    if value is None or not recording:
+        return
+    try:
+        text = json.dumps(value, separators=(",", ":"), default=_json_default, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return
+    _amla.return_value(text.encode("ascii"))
+
+
 def _json_default(o):
     if type(o) is calls.ToolCall:
         return o.result()
@@ -155,7 +173,9 @@ def execute(source: str, filename: str, namespace: dict) -> int:
         if code.co_flags & CO_COROUTINE:
             loop.run_main(result)
         if has_last:
-            text = show(namespace.pop(LAST, None))
+            value = calls.resolve(namespace.pop(LAST, None))
+            record(value)
+            text = show(value)
             if text is not None:
                 sys.stdout.write(text + "\n")
     except SystemExit as e:
