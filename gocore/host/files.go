@@ -38,6 +38,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"amlasandbox/gocore/snapshot"
 	"amlasandbox/gocore/wire"
 )
 
@@ -378,7 +379,7 @@ func (s *Sandbox) write(op, p string, r io.Reader, size int64) error {
 			old = info.Size()
 		}
 	}
-	cost += roundBlock(size) - roundBlock(old)
+	cost += snapshot.RoundBlock(size) - snapshot.RoundBlock(old)
 	// The file written beside the target exists with the old one for a
 	// moment; the quota's estimate only over-counts, so it is not charged.
 	if !s.disk.charge(cost) {
