@@ -213,6 +213,7 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 		return procEnd{result: wire.Result{ExitCode: 1, ErrorKind: wire.ErrKindRuntime, Error: "Runtime error: " + fmt.Sprintf(format, a...)}}
 	}
 	in.MemoryLimit = memLimit
+	r.sb.indexTools(&in)
 	data, err := json.Marshal(in)
 	if err != nil {
 		return fail("encoding run input: %v", err)

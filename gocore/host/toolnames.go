@@ -115,5 +115,28 @@ func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
 		}
 		out[i] = wire.ToolInfo{Name: t.Name, Method: t.Method, Info: ToolInfoMount + "/" + name}
 	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("tool index: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, toolIndexName), b, 0o600); err != nil {
+		return nil, fmt.Errorf("tool files: %w", err)
+	}
 	return out, nil
+}
+
+// toolIndexName is the file in ToolInfoMount holding the whole list
+// guestToolList returns (wire.Input.ToolIndex).
+const toolIndexName = "index.json"
+
+// indexTools hands a JavaScript or Python run the sandbox's tool list as the path of
+// its index file rather than in the input, when in carries that list: the
+// guest reads the file when a script first looks up a name it does not
+// know, so a run that uses no tool pays nothing for many of them.
+func (s *Sandbox) indexTools(in *wire.Input) {
+	if (in.Language != wire.LangJavaScript && in.Language != wire.LangPython) || len(in.Tools) == 0 || len(s.guestTools) != len(in.Tools) || &in.Tools[0] != &s.guestTools[0] {
+		return
+	}
+	in.Tools = nil
+	in.ToolIndex = ToolInfoMount + "/" + toolIndexName
 }
