@@ -145,3 +145,12 @@ def test_javascript_tool_globals_resolve_on_first_use(clashing, code: str, want:
 )
 def test_python_tool_globals_resolve_on_first_use(clashing, code: str, want: str) -> None:
     assert clashing.execute(code, language="python").strip() == want
+
+
+def test_a_tool_keeps_its_name_from_a_namespace_of_the_same_name() -> None:
+    tools = [ToolDefinition(name=n, description="", parameters={"type": "object", "properties": {}}) for n in ["gh", "gh.issue"]]
+    with Sandbox(tools=tools, tool_handler=lambda method, params: method, timeout=60) as sb:
+        js = sb.execute("console.log(typeof gh, typeof gh.issue, await gh(), await callTool('gh.issue'))")
+        assert js.strip() == "function undefined gh gh.issue"
+        py = sb.execute("print(gh(), gh.issue())", language="python")
+        assert py.strip() == "gh gh.issue"
