@@ -154,3 +154,11 @@ def test_a_tool_keeps_its_name_from_a_namespace_of_the_same_name() -> None:
         assert js.strip() == "function undefined gh gh.issue"
         py = sb.execute("print(gh(), gh.issue())", language="python")
         assert py.strip() == "gh gh.issue"
+
+
+def test_a_module_the_script_imports_sees_the_tools(clashing) -> None:
+    # Tools are builtins, so a module of the script's own can call them
+    # even when the script itself names none before importing it.
+    clashing.execute("open('/workspace/helper_mod.py', 'w').write('def f():\\n    return get_weather()\\n')", language="python")
+    out = clashing.execute("import helper_mod\nprint(helper_mod.f())", language="python")
+    assert out.strip() == "get_weather"

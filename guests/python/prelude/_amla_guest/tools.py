@@ -26,6 +26,7 @@ from __future__ import annotations
 import builtins
 import json
 import keyword
+import sys
 
 from . import calls
 
@@ -394,13 +395,25 @@ class LazyBuiltins(dict):
             raise AttributeError(f"module 'builtins' has no attribute {name!r}") from None
 
 
+def _import(name, globals=None, locals=None, fromlist=(), level=0):
+    """The script's __import__ while its tools are deferred: a module not
+    yet loaded may be one of the script's own, whose code finds the tools
+    among the real builtins (it does not see LazyBuiltins), so they are
+    put there first."""
+    if registry._pending is not None and (level or name.partition(".")[0] not in sys.modules):
+        registry.load()
+    return builtins.__import__(name, globals, locals, fromlist, level)
+
+
 def install_deferred(path: str, namespace: dict) -> None:
     """Leaves the run's tools in the file at path (wire.Input.ToolIndex)
-    until the script first looks up a name nobody defined: namespace gets
-    a LazyBuiltins of the builtins, without those a tool could replace."""
+    until the script first looks up a name nobody defined or imports a
+    module: namespace gets a LazyBuiltins of the builtins, without those a
+    tool could replace."""
     registry.defer(path)
     lazy = LazyBuiltins(builtins.__dict__)
     for name in _YIELDING:
         lazy.pop(name, None)
+    lazy["__import__"] = _import
     namespace["__builtins__"] = lazy
 
