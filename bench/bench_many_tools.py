@@ -9,8 +9,10 @@ add to a run that calls none of them: `console.log(1)`, Python `print(1)`
 and shell `echo 1`, against the same run in a sandbox with one tool. The
 two sandboxes alternate run by run, so a shared machine's load falls on
 both alike; each figure is the median of R rounds (default 5) of 10 runs.
-Also: how long making the sandbox takes (it writes one info file per tool)
-and a first getToolInfo / get_tool_info / tool --describe, which read one.
+Also: how long making the sandbox takes (it writes one info file per tool
+and the index of them all), a run that calls one tool (JavaScript and Python
+read the index then), and a first getToolInfo / get_tool_info /
+tool --describe, which read one info file.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ def main() -> None:
               f"({min(added):.1f}–{max(added):.1f}) |")
     print()
     for label, fn in [
+        ("JavaScript run calling one tool", lambda: many.execute("await srv.tool_77({q: 'x'})")),
+        ("Python run calling one tool", lambda: many.execute("srv.tool_77(q='x')", language="python")),
         ("JavaScript getToolInfo of one tool", lambda: many.execute("console.log(getToolInfo('srv.tool_77').description.length)")),
         ("Python get_tool_info of one tool", lambda: many.execute("print(len(get_tool_info('srv.tool_77')['description']))", language="python")),
         ("shell tool --describe of one tool", lambda: many.shell("tool --describe srv.tool_77 > /dev/null")),

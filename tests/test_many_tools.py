@@ -3,6 +3,9 @@ mounted tools' descriptions. A run's input names the tools (name, method
 and the path of an info file); descriptions and schemas are read from the
 file only when a script asks for them (getToolInfo, tools.describe,
 tools.search, get_tool_info, tool --describe, a shell call's flags).
+JavaScript and Python runs get the list itself as a file, read when the
+script first looks up a name nobody defined (or asks for the tools): a run
+that uses no tool pays nothing for them.
 Before, 10,000 tools with 5 KB descriptions made every run take 0.5-1.3 s;
 bench/bench_many_tools.py measures the figure docs/performance.md gives.
 """
@@ -18,9 +21,9 @@ from amla_sandbox import Sandbox, ToolDefinition
 
 N_TOOLS = 10_000
 DESCRIPTION = 5_000
-# Generous: the machine running the suite may be loaded; the figure itself
-# is in docs/performance.md.
-MAX_ADDED_MS = 200.0
+# Twice the target (50 ms), for a loaded machine; the figure itself is in
+# docs/performance.md.
+MAX_ADDED_MS = 100.0
 
 
 def definitions(n: int) -> list[ToolDefinition]:
@@ -95,3 +98,67 @@ def test_descriptions_are_read_on_demand(sandboxes) -> None:
     # the flags are coerced with the schema read on demand: n is a number, q required
     assert '{"method":"srv.tool_9876","params":{"n":3,"q":"z"}}' in sh, sh
     assert "missing required parameter(s): --q" in sh and "rc=2" in sh, sh
+
+
+# Tools whose names meet the sandbox's own globals, for the lazily found
+# tool globals: a tool replaces a Node-habit convenience (fetch) or site's
+# help, never a builtin (JSON, len), and a script's own global shadows it.
+CLASHING = ["srv.tool_1", "fetch", "get_weather", "JSON", "help", "len"]
+
+
+@pytest.fixture(scope="module")
+def clashing():
+    tools = [ToolDefinition(name=n, description=f"{n} does it", parameters={"type": "object", "properties": {}}) for n in CLASHING]
+    sb = Sandbox(tools=tools, tool_handler=lambda method, params: method, timeout=60)
+    yield sb
+    sb.close()
+
+
+@pytest.mark.parametrize(
+    ("code", "want"),
+    [
+        ("console.log(typeof get_weather, typeof srv, typeof srv.tool_1, typeof nope, typeof JSON.parse)",
+         "function object function undefined function"),
+        ("console.log(await get_weather(), await srv.tool_1({}), await fetch({}), await globalThis['get_weather']())",
+         "get_weather srv.tool_1 fetch get_weather"),
+        ("try { get_wether } catch (e) { console.log(e.name + ': ' + e.message) }", "ReferenceError: get_wether is not defined"),
+        ("globalThis.get_weather = 5; console.log(get_weather)", "5"),
+        ("get_weather = 6; console.log(get_weather, typeof process, typeof require, typeof URL)", "6 object function function"),
+        ("console.log(JSON.stringify(listTools()), Object.keys(__tools__).length)", '["srv_tool_1","fetch","get_weather","help","len"] 6'),
+        ("console.log(JSON.stringify((await tools.search('weather')).map(t => t.name)))", '["get_weather"]'),
+    ],
+)
+def test_javascript_tool_globals_resolve_on_first_use(clashing, code: str, want: str) -> None:
+    assert clashing.execute(code).strip() == want
+
+
+@pytest.mark.parametrize(
+    ("code", "want"),
+    [
+        ("print(get_weather(), srv.tool_1(), help(), len([1, 2]))", "get_weather srv.tool_1 help 2"),
+        ("try:\n    get_wether\nexcept NameError as e:\n    print(e)", "name 'get_wether' is not defined"),
+        ("def f():\n    return get_weather()\nprint(f())", "get_weather"),
+        ("get_weather = 5\nprint(get_weather)", "5"),
+        ("print(list_tools(), __builtins__.len([1]))", "['srv.tool_1', 'fetch', 'get_weather', 'JSON', 'help'] 1"),
+        ("print([t['name'] for t in tools.search('weather')])", "['get_weather']"),
+    ],
+)
+def test_python_tool_globals_resolve_on_first_use(clashing, code: str, want: str) -> None:
+    assert clashing.execute(code, language="python").strip() == want
+
+
+def test_a_tool_keeps_its_name_from_a_namespace_of_the_same_name() -> None:
+    tools = [ToolDefinition(name=n, description="", parameters={"type": "object", "properties": {}}) for n in ["gh", "gh.issue"]]
+    with Sandbox(tools=tools, tool_handler=lambda method, params: method, timeout=60) as sb:
+        js = sb.execute("console.log(typeof gh, typeof gh.issue, await gh(), await callTool('gh.issue'))")
+        assert js.strip() == "function undefined gh gh.issue"
+        py = sb.execute("print(gh(), gh.issue())", language="python")
+        assert py.strip() == "gh gh.issue"
+
+
+def test_a_module_the_script_imports_sees_the_tools(clashing) -> None:
+    # Tools are builtins, so a module of the script's own can call them
+    # even when the script itself names none before importing it.
+    clashing.execute("open('/workspace/helper_mod.py', 'w').write('def f():\\n    return get_weather()\\n')", language="python")
+    out = clashing.execute("import helper_mod\nprint(helper_mod.f())", language="python")
+    assert out.strip() == "get_weather"

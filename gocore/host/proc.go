@@ -220,6 +220,7 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 		return procEnd{result: wire.Result{ExitCode: 1}}
 	}
 	in.MemoryLimit = memLimit
+	r.sb.indexTools(&in)
 	data, err := json.Marshal(in)
 	if err != nil {
 		return fail("encoding run input: %v", err)

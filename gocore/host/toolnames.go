@@ -115,6 +115,13 @@ func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
 		}
 		out[i] = wire.ToolInfo{Name: t.Name, Method: t.Method, Info: ToolInfoMount + "/" + name}
 	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("tool index: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, toolIndexName), b, 0o600); err != nil {
+		return nil, fmt.Errorf("tool files: %w", err)
+	}
 	return out, nil
 }
 

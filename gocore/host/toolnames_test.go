@@ -105,3 +105,44 @@ func TestGuestToolList(t *testing.T) {
 		t.Errorf("no tools: %v, %v", got, err)
 	}
 }
+
+// The index file holds the list a run's input would carry, and JavaScript
+// and Python runs of the sandbox's own list get its path instead.
+func TestToolIndex(t *testing.T) {
+	dir := t.TempDir()
+	list, err := guestToolList(dir, []wire.ToolInfo{{Name: "a", Description: "long"}, {Name: "b.c", Method: "mcp:srv/c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, toolIndexName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index []wire.ToolInfo
+	want, _ := json.Marshal(list)
+	if err := json.Unmarshal(b, &index); err != nil || len(index) != 2 || string(b) != string(want) {
+		t.Fatalf("index %s (%v), want %+v", b, err, list)
+	}
+	sb := &Sandbox{guestTools: list}
+	other := append([]wire.ToolInfo(nil), list...)
+	for _, tc := range []struct {
+		lang    string
+		tools   []wire.ToolInfo
+		indexed bool
+	}{
+		{wire.LangJavaScript, list, true},
+		{wire.LangPython, list, true},
+		{wire.LangShell, list, false},
+		{wire.LangJavaScript, other, false}, // not the sandbox's own list (a durable run's)
+		{wire.LangPython, nil, false},
+	} {
+		in := wire.Input{Language: tc.lang, Tools: tc.tools}
+		sb.indexTools(&in)
+		if tc.indexed && (in.Tools != nil || in.ToolIndex != ToolInfoMount+"/"+toolIndexName) {
+			t.Errorf("%s: tools %d, index %q; want the index", tc.lang, len(in.Tools), in.ToolIndex)
+		}
+		if !tc.indexed && (len(in.Tools) != len(tc.tools) || in.ToolIndex != "") {
+			t.Errorf("%s: tools %d, index %q; want the list", tc.lang, len(in.Tools), in.ToolIndex)
+		}
+	}
+}

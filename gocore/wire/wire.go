@@ -105,6 +105,10 @@ type Input struct {
 	HasStdin bool   `json:"has_stdin,omitempty"`
 	// Tools are the tools registered on the sandbox, in order.
 	Tools []ToolInfo `json:"tools"`
+	// ToolIndex, when set, is the guest path of a file holding Tools (as
+	// JSON) in place of the Tools field: a guest that reads it only when a
+	// script first uses a tool pays nothing for tools a run never uses.
+	ToolIndex string `json:"tool_index,omitempty"`
 	// MaxCallStack bounds JavaScript call depth (0 = guest default).
 	MaxCallStack int `json:"max_call_stack,omitempty"`
 	// MemoryLimit is the process's memory limit in bytes; a guest with a

@@ -334,6 +334,78 @@ static JSValue js_time_origin(JSContext *c, JSValueConst this_val, int argc, JSV
     return JS_NewFloat64(c, wall_ms() - (monotonic_ms() - run_start_ms));
 }
 
+/* ---- tool globals ----------------------------------------------------- */
+
+/* The prototype of globalThis that a run's tools are found on (prelude.js,
+ * "Tools"). A name that neither globalThis nor this object has is handed
+ * to the prelude's resolver, which reads the run's tool list the first
+ * time and defines the tools on this object; the name then resolves, or
+ * falls through to a ReferenceError as any unknown name does. Only a
+ * get_own_property hook: QuickJS keeps ReferenceError for names it does
+ * not find (a Proxy's get trap would turn them into undefined), and an
+ * assignment finds a writable property here and defines the script's own
+ * global on globalThis, shadowing the tool. */
+static JSClassID tool_globals_class;
+static JSValue tool_resolver = JS_UNDEFINED;
+static int tool_resolving;
+
+static int tool_globals_get_own(JSContext *c, JSPropertyDescriptor *desc, JSValueConst obj, JSAtom prop)
+{
+    if (tool_resolving || JS_IsUndefined(tool_resolver))
+        return 0;
+    JSValue name = JS_AtomToValue(c, prop);
+    if (JS_IsException(name))
+        return -1;
+    if (!JS_IsString(name)) { /* a symbol */
+        JS_FreeValue(c, name);
+        return 0;
+    }
+    tool_resolving = 1;
+    JSValue found = JS_Call(c, tool_resolver, JS_UNDEFINED, 1, (JSValueConst *)&name);
+    tool_resolving = 0;
+    JS_FreeValue(c, name);
+    if (JS_IsException(found))
+        return -1;
+    int ok = JS_ToBool(c, found);
+    JS_FreeValue(c, found);
+    if (!ok)
+        return 0;
+    if (desc) {
+        /* The resolver defined prop on obj, where this finds it. */
+        desc->value = JS_GetProperty(c, obj, prop);
+        if (JS_IsException(desc->value))
+            return -1;
+        desc->getter = JS_UNDEFINED;
+        desc->setter = JS_UNDEFINED;
+        desc->flags = JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE | JS_PROP_ENUMERABLE;
+    }
+    return 1;
+}
+
+static const JSClassExoticMethods tool_globals_exotic = { .get_own_property = tool_globals_get_own };
+
+/* native.toolGlobals(resolver) makes the object; resolver(name) returns
+ * true when it defined name on it. Called once, by the prelude. */
+static JSValue js_tool_globals(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    (void)this_val;
+    if (argc < 1 || !JS_IsFunction(c, argv[0]))
+        return JS_ThrowTypeError(c, "toolGlobals takes a function");
+    if (!JS_IsUndefined(tool_resolver))
+        return JS_ThrowTypeError(c, "toolGlobals is made once");
+    if (tool_globals_class == 0) {
+        JS_NewClassID(JS_GetRuntime(c), &tool_globals_class);
+        JSClassDef def = { .class_name = "Object", .exotic = (JSClassExoticMethods *)&tool_globals_exotic };
+        if (JS_NewClass(JS_GetRuntime(c), tool_globals_class, &def) < 0)
+            return JS_EXCEPTION;
+    }
+    JSValue obj = JS_NewObjectClass(c, (int)tool_globals_class);
+    if (JS_IsException(obj))
+        return obj;
+    tool_resolver = JS_DupValue(c, argv[0]);
+    return obj;
+}
+
 static JSValue make_natives(void)
 {
     JSValue n = JS_NewObject(ctx);
@@ -345,6 +417,7 @@ static JSValue make_natives(void)
         amla_set_func(ctx, n, "exit", js_exit, 1) ||
         amla_set_func(ctx, n, "now", js_now, 0) ||
         amla_set_func(ctx, n, "timeOrigin", js_time_origin, 0) ||
+        amla_set_func(ctx, n, "toolGlobals", js_tool_globals, 1) ||
         amla_add_fs_natives(ctx, n) ||
         amla_add_text_natives(ctx, n) ||
         amla_add_hash_natives(ctx, n)) {

@@ -542,7 +542,14 @@
 
   // ---------------------------------------------------------------------
   // Tools (API.md §3.6). One global per tool, named by its JS name (each
-  // . / - : becomes _), enumerable so Object.keys(globalThis) finds them.
+  // . / - : becomes _). A run whose input lists the tools gets them as
+  // enumerable properties of globalThis. A run handed the list as a file
+  // (input.tool_index) reads it only when a script first looks up a global
+  // name nobody defined (or asks listTools, getToolInfo, callTool, tools or
+  // __tools__): the tools are then defined on toolProto, globalThis's
+  // prototype (driver.c, toolGlobals), where a script's own global of the
+  // same name shadows them. So a run that uses no tool pays nothing for
+  // the tools it was given.
   // A tool gets no global when its identifier is taken: by an earlier
   // tool (a.b and a_b: the first registered keeps a_b) or by a prelude
   // global or builtin (a tool named "fs" or "JSON" must not shadow it),
@@ -595,7 +602,50 @@
   const toolsByName = new MapCtor();
   const toolGlobals = [];
   const __tools__ = {};
-  function installTools(list) {
+  // toolProto is where tools read from an index file go; toolIndex the
+  // file's path until it is read; deferred the descriptors of the globals
+  // taken off globalThis until then (deferTools).
+  const toolProto = native.toolGlobals(resolveGlobal);
+  Object.setPrototypeOf(toolProto, ObjectGetPrototypeOf(G));
+  Object.setPrototypeOf(G, toolProto);
+  let toolIndex;
+  const deferred = new MapCtor();
+  // deferTools leaves the run's tools in the file at path until a script
+  // needs them. The globals a tool could replace (YIELDING_GLOBALS) and
+  // those that show the tools leave globalThis meanwhile, so that looking
+  // one up reads the file first; they come back on toolProto unless a tool
+  // takes the name.
+  function deferTools(path) {
+    toolIndex = path;
+    for (const name of [...YIELDING_GLOBALS, '__tools__']) {
+      const d = Object.getOwnPropertyDescriptor(G, name);
+      if (d === undefined) continue;
+      deferred.set(name, d);
+      delete G[name];
+    }
+  }
+  // ensureTools reads and installs the deferred tools, once. A file that
+  // cannot be read means no tools.
+  function ensureTools() {
+    if (toolIndex === undefined) return;
+    const path = toolIndex;
+    toolIndex = undefined;
+    for (const [name, d] of deferred) {
+      if (!Object.prototype.hasOwnProperty.call(G, name)) ObjectDefineProperty(toolProto, name, d);
+    }
+    deferred.clear();
+    let list = [];
+    try { list = JSONParse(native.encode(native.fs.readFile(path), 'utf8')); } catch (e) { /* no tools */ }
+    installTools(ArrayIsArray(list) ? list : [], toolProto);
+  }
+  // resolveGlobal is driver.c's question for a global name found nowhere:
+  // true when reading the tools defined it on toolProto.
+  function resolveGlobal(name) {
+    if (toolIndex === undefined) return false;
+    ensureTools();
+    return Object.prototype.hasOwnProperty.call(toolProto, name);
+  }
+  function installTools(list, target) {
     for (const t of list) {
       if (!t || typeof t.name !== 'string') continue;
       const id = jsName(t.name);
@@ -616,11 +666,11 @@
       toolsByJS.set(id, info);
       __tools__[id] = info;
       const stub = named(id, function (params) { return callMethod(method, params); });
-      ObjectDefineProperty(G, id, { value: stub, writable: true, configurable: true, enumerable: true });
+      ObjectDefineProperty(target, id, { value: stub, writable: true, configurable: true, enumerable: true });
       toolGlobals.push(id);
     }
     if (list.some((t) => t && typeof t.name === 'string' && t.name.includes('.'))) {
-      getToolsSection().namespaces(toolsByName.values());
+      getToolsSection().namespaces(toolsByName.values(), target);
     }
   }
   // infoFiles maps the info of a tool whose description and parameters
@@ -649,9 +699,10 @@
     if (preferName) return toolsByName.get(n) || toolsByJS.get(n) || byID;
     return toolsByJS.get(n) || toolsByName.get(n) || byID;
   }
-  const listTools = named('listTools', function () { return toolGlobals.slice(); });
-  const getToolInfo = named('getToolInfo', function (name) { return fullInfo(findTool(name, false)); });
+  const listTools = named('listTools', function () { ensureTools(); return toolGlobals.slice(); });
+  const getToolInfo = named('getToolInfo', function (name) { ensureTools(); return fullInfo(findTool(name, false)); });
   const callTool = named('callTool', function (name, params) {
+    ensureTools();
     const info = findTool(name, true);
     if (!info) return PromiseReject(new ErrorCtor('Unknown tool: ' + name + ' (listTools() shows the tools available)'));
     return callMethod(info.id, params);
@@ -715,7 +766,8 @@
       if (input.language !== undefined && input.language !== 'javascript') {
         throw new ErrorCtor('this guest runs JavaScript, not ' + JSONStringify(input.language));
       }
-      installTools(ArrayIsArray(input.tools) ? input.tools : []);
+      if (typeof input.tool_index === 'string') deferTools(input.tool_index);
+      else installTools(ArrayIsArray(input.tools) ? input.tools : [], G);
       let code = input.has_stdin ? String(input.stdin ?? '') : String(input.code ?? '');
       if (code.startsWith('#!')) code = '//' + code.slice(2);
       userCode = code;

@@ -8,7 +8,7 @@
     // one pass groups the tools by namespace; each namespace object (its
     // members, one stub per tool) is built only when a script first reads
     // it, so a run pays little for many tools it does not call that way.
-    function namespaces(infos) {
+    function namespaces(infos, target) {
       const groups = new MapCtor();
       for (const info of infos) {
         const dot = info.name.indexOf('.');
@@ -22,12 +22,12 @@
         // A builtin, a prelude global or a tool owns the name: no namespace.
         if (Object.getOwnPropertyDescriptor(G, ns) !== undefined || ns in G) continue;
         for (const info of members) info.ns = ns;
-        ObjectDefineProperty(G, ns, {
+        ObjectDefineProperty(target, ns, {
           configurable: true,
           enumerable: true,
           get() {
             const obj = namespaceObject(members);
-            ObjectDefineProperty(G, ns, { value: obj, writable: true, configurable: true, enumerable: true });
+            ObjectDefineProperty(target, ns, { value: obj, writable: true, configurable: true, enumerable: true });
             return obj;
           },
           set(v) {

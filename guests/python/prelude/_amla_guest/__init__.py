@@ -122,7 +122,10 @@ def _run(inp: dict) -> int:
     if limit > 0:
         _max_recursion = max(1000, min(100_000, limit // 4 // _FRAME_BYTES))
     main = sys.modules["__main__"].__dict__
-    tools.install(inp.get("tools") or [], main)
+    if isinstance(inp.get("tool_index"), str):
+        tools.install_deferred(inp["tool_index"], main)
+    else:
+        tools.install(inp.get("tools") or [], main)
     main.update(HELPERS)
     # Top-level await is allowed, so asyncio is at hand without an import.
     main.setdefault("asyncio", asyncio)

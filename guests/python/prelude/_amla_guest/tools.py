@@ -26,6 +26,7 @@ from __future__ import annotations
 import builtins
 import json
 import keyword
+import sys
 
 from . import calls
 
@@ -139,16 +140,57 @@ class _LazyInfo(dict):
 
 
 class Registry:
-    """The run's tools, by registered name and by global."""
+    """The run's tools, by registered name and by global.
+
+    A run handed its tool list as a file (defer) reads it the first time
+    anything here is asked for: a global name the script's namespace and
+    the builtins lack (LazyBuiltins), or a helper such as list_tools."""
 
     def __init__(self) -> None:
-        self.by_name: dict[str, dict] = {}
-        self.paths: dict[str, str] = {}  # registered name -> Python path, for those with a global
-        self.roots: dict[str, Tool] = {}
+        self._by_name: dict[str, dict] = {}
+        self._paths: dict[str, str] = {}  # registered name -> Python path, for those with a global
+        self._roots: dict[str, Tool] = {}
+        self._pending: str | None = None
+
+    @property
+    def by_name(self) -> dict[str, dict]:
+        self.load()
+        return self._by_name
+
+    @property
+    def paths(self) -> dict[str, str]:
+        self.load()
+        return self._paths
+
+    @property
+    def roots(self) -> dict[str, Tool]:
+        self.load()
+        return self._roots
+
+    def defer(self, path: str) -> None:
+        self._pending = path
+
+    def load(self) -> None:
+        """Reads the deferred tool list, once; a file that cannot be read
+        means no tools."""
+        path = self._pending
+        if path is None:
+            return
+        self._pending = None
+        try:
+            with open(path, encoding="utf-8") as f:
+                tools = json.load(f)
+        except (OSError, ValueError):
+            tools = []
+        for t in tools if isinstance(tools, list) else []:
+            if isinstance(t, dict):
+                self.add(t)
+        for root, node in self._roots.items():
+            setattr(builtins, root, node)
 
     def add(self, t: dict) -> None:
         name = t.get("name")
-        if not isinstance(name, str) or not name or name in self.by_name:
+        if not isinstance(name, str) or not name or name in self._by_name:
             return
         schema = t.get("inputSchema")
         method = t.get("method")
@@ -162,18 +204,18 @@ class Registry:
         }
         if isinstance(t.get("info"), str):
             info = _LazyInfo(info["id"], name, t["info"])
-        self.by_name[name] = info
+        self._by_name[name] = info
         parts = [py_name(p) for p in name.split(".")]
         if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
             return
         root = parts[0]
         if root == "tools" and len(parts) > 1:
             return  # the tools global keeps its name (a tool named just "tools" takes it)
-        if root not in self.roots and (root in HELPERS or (hasattr(builtins, root) and root not in _YIELDING)):
+        if root not in self._roots and (root in HELPERS or (hasattr(builtins, root) and root not in _YIELDING)):
             return
-        node = self.roots.get(root)
+        node = self._roots.get(root)
         if node is None:
-            node = self.roots[root] = Tool(root)
+            node = self._roots[root] = Tool(root)
         for i, part in enumerate(parts[1:], 1):
             child = node._children.get(part)
             if child is None:
@@ -182,7 +224,7 @@ class Registry:
         if node._info is not None:
             return  # a.b and a_b style clash: the first registered keeps it
         node._info = info
-        self.paths[name] = ".".join(parts)
+        self._paths[name] = ".".join(parts)
 
     def find(self, name: str) -> dict | None:
         name = str(name)
@@ -320,4 +362,58 @@ def install(tools: list, namespace: dict) -> None:
     # A tool of the script's own named "tools" keeps the name.
     if "tools" not in registry.roots:
         namespace["tools"] = finder
+
+
+class LazyBuiltins(dict):
+    """The builtins of a script whose tools are deferred: a name found
+    nowhere else reads the tool list (Registry.load) and is a tool, or
+    stays unknown (NameError, as ever). CPython looks names up in a
+    builtins mapping that is not exactly a dict through __getitem__, so
+    __missing__ sees every miss. The builtins a tool may replace
+    (_YIELDING) and the `tools` global wait here until then too."""
+
+    def __missing__(self, name: str):
+        registry.load()
+        node = registry._roots.get(name)
+        if node is not None:
+            self[name] = node
+            return node
+        if name == "tools":
+            self[name] = finder
+            return finder
+        if name in _YIELDING and hasattr(builtins, name):
+            value = getattr(builtins, name)
+            self[name] = value
+            return value
+        raise KeyError(name)
+
+    def __getattr__(self, name: str):
+        # __builtins__.len and the like, as with the builtins module.
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"module 'builtins' has no attribute {name!r}") from None
+
+
+def _import(name, globals=None, locals=None, fromlist=(), level=0):
+    """The script's __import__ while its tools are deferred: a module not
+    yet loaded may be one of the script's own, whose code finds the tools
+    among the real builtins (it does not see LazyBuiltins), so they are
+    put there first."""
+    if registry._pending is not None and (level or name.partition(".")[0] not in sys.modules):
+        registry.load()
+    return builtins.__import__(name, globals, locals, fromlist, level)
+
+
+def install_deferred(path: str, namespace: dict) -> None:
+    """Leaves the run's tools in the file at path (wire.Input.ToolIndex)
+    until the script first looks up a name nobody defined or imports a
+    module: namespace gets a LazyBuiltins of the builtins, without those a
+    tool could replace."""
+    registry.defer(path)
+    lazy = LazyBuiltins(builtins.__dict__)
+    for name in _YIELDING:
+        lazy.pop(name, None)
+    lazy["__import__"] = _import
+    namespace["__builtins__"] = lazy
 
