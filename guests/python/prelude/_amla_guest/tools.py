@@ -240,6 +240,7 @@ class Registry:
         self._roots: dict[str, Tool] = {}
         self._pending: str | None = None
         self._entries: list[dict] | None = None
+        self._absent: set[str] = set()  # names root found no tool for
 
     @property
     def by_name(self) -> dict[str, dict]:
@@ -291,7 +292,8 @@ class Registry:
         members made as they are read (_LazyTool); None if there is none.
         The same tree add makes for them, which depends on those tools
         alone."""
-        if not name.isidentifier() or name in HELPERS or (hasattr(builtins, name) and name not in _YIELDING) or name == "tools":
+        if (not name.isidentifier() or name in HELPERS or (hasattr(builtins, name) and name not in _YIELDING)
+                or name == "tools" or name in self._absent):
             return None
         n = len(name)
         mine = []
@@ -301,7 +303,10 @@ class Registry:
             if isinstance(tn, str) and (len(tn) == n or tn[n:n + 1] == ".") and (tn.startswith(name) or py_name(tn[:n]) == name):
                 mine.append((t, n + 1))
         node = _LazyTool(name, mine, False)
-        return node if node._info is not None or node._rest else None
+        if node._info is None and not node._rest:
+            self._absent.add(name)
+            return None
+        return node
 
     @staticmethod
     def info(t: dict) -> dict | None:
