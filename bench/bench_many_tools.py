@@ -10,9 +10,11 @@ and shell `echo 1`, against the same run in a sandbox with one tool. The
 two sandboxes alternate run by run, so a shared machine's load falls on
 both alike; each figure is the median of R rounds (default 5) of 10 runs.
 Also: how long making the sandbox takes (it writes one info file per tool
-and the index of them all), a run that calls one tool (JavaScript and Python
-read the index then), and a first getToolInfo / get_tool_info /
-tool --describe, which read one info file.
+and the index of them all); what N tools add to a run that calls one tool
+(JavaScript and Python read the index then, and make only that tool's
+global), against the same run in a sandbox of 3 tools; and a first
+getToolInfo / get_tool_info / tool --describe, which read the index and one
+info file.
 """
 
 from __future__ import annotations
@@ -70,9 +72,27 @@ def main() -> None:
         print(f"| {label} | {base:.1f} ms | {big:.1f} ms | {statistics.median(added):.1f} ms "
               f"({min(added):.1f}–{max(added):.1f}) |")
     print()
+    # A run calling one tool, against the same run in a sandbox of 3 tools.
+    three = Sandbox(tools=[defs[i] for i in (0, 1, 77)], tool_handler=lambda m, p: 1, timeout=60)
+    print("| run calling one tool | 3 tools | many tools | added |")
+    print("|---|---|---|---|")
+    for label, language, code in [("JavaScript `await srv.tool_77({q: 'x'})`", "javascript", "await srv.tool_77({q: 'x'})"),
+                                  ("Python `srv.tool_77(q='x')`", "python", "srv.tool_77(q='x')")]:
+        three.execute(code, language=language)
+        many.execute(code, language=language)
+        rounds = []
+        for _ in range(args.repeat):
+            a, b = [], []
+            for _ in range(10):
+                a.append(timed(lambda: three.execute(code, language=language)))
+                b.append(timed(lambda: many.execute(code, language=language)))
+            rounds.append((statistics.median(a), statistics.median(b)))
+        added = [r[1] - r[0] for r in rounds]
+        print(f"| {label} | {statistics.median(r[0] for r in rounds):.1f} ms | {statistics.median(r[1] for r in rounds):.1f} ms | "
+              f"{statistics.median(added):.1f} ms ({min(added):.1f}–{max(added):.1f}) |")
+    three.close()
+    print()
     for label, fn in [
-        ("JavaScript run calling one tool", lambda: many.execute("await srv.tool_77({q: 'x'})")),
-        ("Python run calling one tool", lambda: many.execute("srv.tool_77(q='x')", language="python")),
         ("JavaScript getToolInfo of one tool", lambda: many.execute("console.log(getToolInfo('srv.tool_77').description.length)")),
         ("Python get_tool_info of one tool", lambda: many.execute("print(len(get_tool_info('srv.tool_77')['description']))", language="python")),
         ("shell tool --describe of one tool", lambda: many.shell("tool --describe srv.tool_77 > /dev/null")),

@@ -74,6 +74,41 @@ def test_many_tools_with_long_descriptions_add_little_to_a_run(sandboxes, langua
     )
 
 
+@pytest.fixture(scope="module")
+def three():
+    defs = definitions(100)
+    sb = Sandbox(tools=[defs[i] for i in (0, 1, 77)], tool_handler=handler, timeout=60)
+    yield sb
+    sb.close()
+
+
+@pytest.mark.parametrize(
+    ("language", "code"),
+    [("javascript", "console.log(JSON.stringify(await srv.tool_77({q: 'x'})))"), ("python", "print(srv.tool_77(q='x'))")],
+)
+def test_many_tools_add_little_to_a_run_calling_one(sandboxes, three, language: str, code: str) -> None:
+    # The run reads the index and makes only the tool it names (and its
+    # namespace), not a global per tool.
+    _, many = sandboxes
+    assert many.execute(code, language=language) == three.execute(code, language=language)
+    base = fastest_ms(three, code, language)
+    big = fastest_ms(many, code, language)
+    assert big - base < MAX_ADDED_MS, (
+        f"{language}: {N_TOOLS:,} tools add {big - base:.0f} ms to a run calling one "
+        f"({big:.0f} ms against {base:.0f} ms with three tools)"
+    )
+
+
+def test_a_namespace_of_many_tools_lists_them_all(sandboxes) -> None:
+    # Its members are made as they are read; listing them makes them all.
+    _, many = sandboxes
+    js = many.execute("console.log(typeof srv.tool_9999, 'tool_10000' in srv, Object.keys(srv).length, 'tool_5' in srv)")
+    assert js.strip() == "function false 10000 true"
+    py = many.execute("print(callable(srv.tool_9999), hasattr(srv, 'tool_10000'), len(dir(srv)), srv.tool_5(q='x')['method'])",
+                      language="python")
+    assert py.strip() == "True False 10000 srv.tool_5"
+
+
 def test_descriptions_are_read_on_demand(sandboxes) -> None:
     _, many = sandboxes
     want = "Tool 9876 finds thing 9876."
@@ -103,7 +138,7 @@ def test_descriptions_are_read_on_demand(sandboxes) -> None:
 # Tools whose names meet the sandbox's own globals, for the lazily found
 # tool globals: a tool replaces a Node-habit convenience (fetch) or site's
 # help, never a builtin (JSON, len), and a script's own global shadows it.
-CLASHING = ["srv.tool_1", "fetch", "get_weather", "JSON", "help", "len"]
+CLASHING = ["srv.tool_1", "fetch", "get_weather", "JSON", "help", "len", "ns.a-b", "ns.a_b", "ns.c", "ns.deep.x", "a.b", "a_b", "bad.1x"]
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +159,15 @@ def clashing():
         ("try { get_wether } catch (e) { console.log(e.name + ': ' + e.message) }", "ReferenceError: get_wether is not defined"),
         ("globalThis.get_weather = 5; console.log(get_weather)", "5"),
         ("get_weather = 6; console.log(get_weather, typeof process, typeof require, typeof URL)", "6 object function function"),
-        ("console.log(JSON.stringify(listTools()), Object.keys(__tools__).length)", '["srv_tool_1","fetch","get_weather","help","len"] 6'),
+        ("console.log(JSON.stringify(listTools()), Object.keys(__tools__).length)",
+         '["srv_tool_1","fetch","get_weather","help","len","ns_a_b","ns_c","ns_deep_x","a_b","bad_1x"] 13'),
+        # a namespace's members are made as they are read, each the first tool whose name or identifier it is
+        ("console.log(await ns.a_b(), await ns['a-b'](), ns['a-b'] === ns.a_b, 'c' in ns, 'z' in ns, typeof ns.deep)",
+         "ns.a-b ns.a-b true true false undefined"),
+        ("console.log(JSON.stringify(Object.keys(ns).sort()), await a_b(), await a.b(), await bad['1x']())",
+         '["a-b","a_b","c","deep.x","deep_x"] a.b a.b bad.1x'),
+        ("delete ns.c; console.log('c' in ns, Object.keys(ns).includes('c')); ns.c = 1; console.log(ns.c)", "false false\n1"),
+        ("console.log(await ns.c(), JSON.stringify(listTools().length), await ns.c(), typeof ns.deep_x)", "ns.c 10 ns.c function"),
         ("console.log(JSON.stringify((await tools.search('weather')).map(t => t.name)))", '["get_weather"]'),
     ],
 )
@@ -139,7 +182,14 @@ def test_javascript_tool_globals_resolve_on_first_use(clashing, code: str, want:
         ("try:\n    get_wether\nexcept NameError as e:\n    print(e)", "name 'get_wether' is not defined"),
         ("def f():\n    return get_weather()\nprint(f())", "get_weather"),
         ("get_weather = 5\nprint(get_weather)", "5"),
-        ("print(list_tools(), __builtins__.len([1]))", "['srv.tool_1', 'fetch', 'get_weather', 'JSON', 'help'] 1"),
+        ("print(list_tools(), __builtins__.len([1]))",
+         "['srv.tool_1', 'fetch', 'get_weather', 'JSON', 'help', 'ns.a_b', 'ns.c', 'ns.deep.x', 'a.b', 'a_b'] 1"),
+        # a namespace's members are made as they are read: ns.a-b and ns.a_b are both ns.a_b, the first wins
+        ("print(ns.a_b(), ns.c(), ns.deep.x(), a.b(), a_b(), sorted(dir(ns)))", "ns.a-b ns.c ns.deep.x a.b a_b ['a_b', 'c', 'deep']"),
+        ("try:\n    ns.zz\nexcept AttributeError as e:\n    print(e)", "ns has no tool 'zz' (it holds: a_b, c, deep)"),
+        ("try:\n    ns()\nexcept TypeError as e:\n    print(e)", "ns is a namespace of tools, not a tool (it holds: a_b, c, deep)"),
+        ("try:\n    bad\nexcept NameError as e:\n    print(e)", "name 'bad' is not defined"),
+        ("print(ns.c(), len(list_tools()), ns.c(), tools.describe('ns.c')['name'])", "ns.c 10 ns.c ns.c"),
         ("print([t['name'] for t in tools.search('weather')])", "['get_weather']"),
     ],
 )

@@ -28,6 +28,8 @@
   const PromiseReject = Promise.reject.bind(Promise);
   const MapCtor = Map;
   const SetCtor = Set;
+  const ProxyCtor = Proxy;
+  const ReflectObj = Reflect;
   const isView = ArrayBuffer.isView;
 
   // define adds a global (or a property) the way builtins are: writable,
@@ -545,11 +547,12 @@
   // . / - : becomes _). A run whose input lists the tools gets them as
   // enumerable properties of globalThis. A run handed the list as a file
   // (input.tool_index) reads it only when a script first looks up a global
-  // name nobody defined (or asks listTools, getToolInfo, callTool, tools or
-  // __tools__): the tools are then defined on toolProto, globalThis's
-  // prototype (driver.c, toolGlobals), where a script's own global of the
-  // same name shadows them. So a run that uses no tool pays nothing for
-  // the tools it was given.
+  // name nobody defined, and then defines that name alone, when a tool or
+  // namespace has it, on toolProto, globalThis's prototype (driver.c,
+  // toolGlobals), where a script's own global of the same name shadows it
+  // (resolveGlobal). listTools, getToolInfo, callTool, tools and __tools__
+  // install them all. So a run pays for the list only if it names a global
+  // nobody defined, and for the tools it names, not for each tool.
   // A tool gets no global when its identifier is taken: by an earlier
   // tool (a.b and a_b: the first registered keeps a_b) or by a prelude
   // global or builtin (a tool named "fs" or "JSON" must not shadow it),
@@ -624,26 +627,86 @@
       delete G[name];
     }
   }
-  // ensureTools reads and installs the deferred tools, once. A file that
-  // cannot be read means no tools.
+  // indexList is the parsed tool list of the index file, read once; a
+  // file that cannot be read means no tools.
+  let indexEntries;
+  function indexList() {
+    if (indexEntries === undefined) {
+      let list = [];
+      try { list = JSONParse(native.encode(native.fs.readFile(toolIndex), 'utf8')); } catch (e) { /* no tools */ }
+      indexEntries = ArrayIsArray(list) ? list : [];
+    }
+    return indexEntries;
+  }
+  // ensureTools installs all the deferred tools, once, in place of the
+  // globals resolveGlobal defined one by one.
   function ensureTools() {
     if (toolIndex === undefined) return;
-    const path = toolIndex;
+    const list = indexList();
     toolIndex = undefined;
+    for (const name of resolved) delete toolProto[name];
+    resolved.clear();
+    unresolved.clear();
     for (const [name, d] of deferred) {
       if (!Object.prototype.hasOwnProperty.call(G, name)) ObjectDefineProperty(toolProto, name, d);
     }
     deferred.clear();
-    let list = [];
-    try { list = JSONParse(native.encode(native.fs.readFile(path), 'utf8')); } catch (e) { /* no tools */ }
-    installTools(ArrayIsArray(list) ? list : [], toolProto);
+    installTools(list, toolProto);
   }
   // resolveGlobal is driver.c's question for a global name found nowhere:
-  // true when reading the tools defined it on toolProto.
+  // true when it defined name on toolProto. Until a script asks for all
+  // the tools (ensureTools), it defines only the name asked for, as
+  // installTools would: the first tool whose identifier it is, else a
+  // held-back global (deferTools), else a namespace of the tools whose
+  // name starts with name and a dot, whose members are made as they are
+  // read (section_tools.js, lazyNamespace). So a run pays for the list
+  // once and for the tools it names, not for each tool.
+  const resolved = new SetCtor();
+  const unresolved = new SetCtor();
   function resolveGlobal(name) {
     if (toolIndex === undefined) return false;
-    ensureTools();
-    return Object.prototype.hasOwnProperty.call(toolProto, name);
+    if (name === 'tools' || name === '__tools__') {
+      ensureTools();
+      return Object.prototype.hasOwnProperty.call(toolProto, name);
+    }
+    if (unresolved.has(name)) return false;
+    const list = indexList();
+    const n = name.length;
+    if (YIELDING_GLOBALS.has(name) || !(name in G)) {
+      for (let i = 0; i < list.length; i++) {
+        const t = list[i];
+        if (t && typeof t.name === 'string' && t.name.length === n && jsName(t.name) === name) {
+          const method = typeof t.method === 'string' && t.method ? t.method : 'mcp:' + t.name;
+          const stub = named(name, function (params) { return callMethod(method, params); });
+          ObjectDefineProperty(toolProto, name, { value: stub, writable: true, configurable: true, enumerable: true });
+          resolved.add(name);
+          return true;
+        }
+      }
+    }
+    const d = deferred.get(name);
+    if (d !== undefined) {
+      ObjectDefineProperty(toolProto, name, d);
+      resolved.add(name);
+      return true;
+    }
+    if (jsName(name) === name && !(name in G)) {
+      const members = [];
+      for (let i = 0; i < list.length; i++) {
+        const t = list[i];
+        const tn = t && t.name;
+        if (typeof tn === 'string' && tn.length > n + 1 && tn.charCodeAt(n) === 46 &&
+            (tn.startsWith(name) || (tn.indexOf('.') === n && jsName(tn.slice(0, n)) === name))) members.push(t);
+      }
+      if (members.length > 0) {
+        const obj = getToolsSection().lazyNamespace(members, n + 1);
+        ObjectDefineProperty(toolProto, name, { value: obj, writable: true, configurable: true, enumerable: true });
+        resolved.add(name);
+        return true;
+      }
+    }
+    unresolved.add(name);
+    return false;
   }
   function installTools(list, target) {
     for (const t of list) {

@@ -58,6 +58,69 @@
       return obj;
     }
 
+    // lazyNamespace is a namespace object, as namespaceObject makes, of
+    // the raw index entries of its tools (prelude.js, resolveGlobal): a
+    // member is made when a script first reads it, all of them when it
+    // lists the object's keys. The member under a key is that of the first
+    // tool whose name after the dot, or its identifier form, is the key.
+    // Every entry's name has its first dot at start - 1.
+    function lazyNamespace(entries, start) {
+      const obj = {};
+      const hasOwn = Object.prototype.hasOwnProperty;
+      const stubs = new MapCtor(); // entry -> its stub, one per tool
+      const gone = new SetCtor(); // keys a script deleted
+      let complete = false;
+      function stubOf(t) {
+        let stub = stubs.get(t);
+        if (stub === undefined) {
+          const method = typeof t.method === 'string' && t.method ? t.method : 'mcp:' + t.name;
+          stub = named(jsName(t.name.slice(start)), function (params) { return callMethod(method, params); });
+          stubs.set(t, stub);
+        }
+        return stub;
+      }
+      function put(key, t) {
+        ObjectDefineProperty(obj, key, { value: stubOf(t), writable: true, configurable: true, enumerable: true });
+      }
+      function fill(key) {
+        if (complete || typeof key !== 'string' || hasOwn.call(obj, key) || gone.has(key)) return;
+        const n = start + key.length;
+        for (let i = 0; i < entries.length; i++) {
+          const t = entries[i];
+          if (t.name.length !== n) continue;
+          if (t.name.startsWith(key, start) || jsName(t.name.slice(start)) === key) {
+            put(key, t);
+            return;
+          }
+        }
+        gone.add(key);
+      }
+      function fillAll() {
+        if (complete) return;
+        complete = true;
+        for (const t of entries) {
+          const member = t.name.slice(start);
+          const id = jsName(member);
+          for (const key of id === member ? [member] : [member, id]) {
+            if (!hasOwn.call(obj, key) && !gone.has(key)) put(key, t);
+          }
+        }
+      }
+      return new ProxyCtor(obj, {
+        get(target, key, receiver) { fill(key); return ReflectObj.get(target, key, receiver); },
+        set(target, key, value, receiver) { fill(key); return ReflectObj.set(target, key, value, receiver); },
+        has(target, key) { fill(key); return ReflectObj.has(target, key); },
+        getOwnPropertyDescriptor(target, key) { fill(key); return ReflectObj.getOwnPropertyDescriptor(target, key); },
+        defineProperty(target, key, desc) { fill(key); return ReflectObj.defineProperty(target, key, desc); },
+        deleteProperty(target, key) {
+          fill(key);
+          if (typeof key === 'string') gone.add(key);
+          return ReflectObj.deleteProperty(target, key);
+        },
+        ownKeys(target) { fillAll(); return ReflectObj.ownKeys(target); },
+      });
+    }
+
     // callOf is how a script calls a tool: through its namespace when it
     // has one, else by its registered name (callTool / tools.call).
     function callOf(info) {
@@ -148,4 +211,4 @@
         return callMethod(info.id, params);
       }),
     };
-    return { namespaces, tools };
+    return { namespaces, lazyNamespace, tools };

@@ -71,6 +71,94 @@ class Tool:
         return f"<tools {self._path}: {', '.join(sorted(self._children))}>"
 
 
+def _valid(name: str) -> list[str] | None:
+    """The Python path parts of a tool name, or None when a part is no
+    identifier (such a tool has no global: Registry.add)."""
+    parts = [py_name(p) for p in name.split(".")]
+    return parts if all(p.isidentifier() and not keyword.iskeyword(p) for p in parts) else None
+
+
+class _LazyTool(Tool):
+    """A Tool of a run whose tools are deferred (Registry.root), made from
+    the index entries under its path: its own tool is the first of them
+    named by the path itself, and a member is made when first read, from
+    the entries whose next name part it is; all members when a script
+    lists them. _rest holds (entry, offset of the next part) in order.
+    Only tools whose every part is an identifier count (Registry.add); an
+    entry is checked when a member made from it is read (checked=False:
+    the entries are not yet), so a namespace of many tools costs a scan,
+    not a check each."""
+
+    def __init__(self, path: str, entries: list, checked: bool) -> None:
+        super().__init__(path)
+        rest = []
+        for t, start in entries:
+            if start > len(t["name"]):
+                if self._info is None and (checked or _valid(t["name"]) is not None):
+                    self._info = Registry.info(t)
+            else:
+                rest.append((t, start))
+        if not checked and self._info is None and not any(_valid(t["name"]) is not None for t, _ in rest):
+            rest = []
+        self._rest = rest
+
+    def _grow(self, key: str) -> Tool | None:
+        children = self.__dict__["_children"]
+        node = children.get(key)
+        if node is not None or not self._rest or not key.isidentifier() or keyword.iskeyword(key):
+            return node
+        n = len(key)
+        mine = []
+        for t, start in self._rest:
+            tn = t["name"]
+            end = start + n
+            if ((len(tn) == end or tn[end:end + 1] == ".") and (tn.startswith(key, start) or py_name(tn[start:end]) == key)
+                    and _valid(tn) is not None):
+                mine.append((t, end + 1))
+        if not mine:
+            return None
+        node = children[key] = _LazyTool(self._path + "." + key, mine, True)
+        return node
+
+    def _grow_all(self) -> None:
+        children = self.__dict__["_children"]
+        groups: dict[str, list] = {}
+        for t, start in self._rest:
+            tn = t["name"]
+            if _valid(tn) is None:
+                continue
+            end = tn.find(".", start)
+            if end < 0:
+                end = len(tn)
+            groups.setdefault(py_name(tn[start:end]), []).append((t, end + 1))
+        self._rest = []
+        for key, mine in groups.items():
+            if key not in children:
+                children[key] = _LazyTool(self._path + "." + key, mine, True)
+
+    def __call__(self, *args, **kwargs):
+        if self._info is None:
+            self._grow_all()
+        return super().__call__(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        if "_rest" in self.__dict__:
+            node = self._grow(name)
+            if node is not None:
+                return node
+            if not name.startswith("__"):  # not a protocol probe (copy, pickle)
+                self._grow_all()
+        return super().__getattr__(name)
+
+    def __dir__(self):
+        self._grow_all()
+        return super().__dir__()
+
+    def __repr__(self) -> str:
+        self._grow_all()
+        return super().__repr__()
+
+
 def _params_json(info: dict, path: str, args: tuple, kwargs: dict) -> str:
     if len(args) > 1:
         raise TypeError(f"{path}() takes keyword arguments or one dict of them, not {len(args)} positional arguments")
@@ -151,6 +239,8 @@ class Registry:
         self._paths: dict[str, str] = {}  # registered name -> Python path, for those with a global
         self._roots: dict[str, Tool] = {}
         self._pending: str | None = None
+        self._entries: list[dict] | None = None
+        self._absent: set[str] = set()  # names root found no tool for
 
     @property
     def by_name(self) -> dict[str, dict]:
@@ -176,22 +266,54 @@ class Registry:
         path = self._pending
         if path is None:
             return
+        tools = self.entries()
         self._pending = None
-        try:
-            with open(path, encoding="utf-8") as f:
-                tools = json.load(f)
-        except (OSError, ValueError):
-            tools = []
-        for t in tools if isinstance(tools, list) else []:
-            if isinstance(t, dict):
-                self.add(t)
+        self._entries = None
+        for t in tools:
+            self.add(t)
         for root, node in self._roots.items():
             setattr(builtins, root, node)
 
-    def add(self, t: dict) -> None:
+    def entries(self) -> list[dict]:
+        """The deferred tool list, read once: the index file's entries that
+        are objects; a file that cannot be read means no tools."""
+        if self._entries is None:
+            try:
+                with open(self._pending or "", encoding="utf-8") as f:
+                    tools = json.load(f)
+            except (OSError, ValueError):
+                tools = []
+            self._entries = [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+        return self._entries
+
+    def root(self, name: str) -> Tool | None:
+        """The global `name` of the deferred tools, without installing
+        them all: the tree of the tools whose first name part is name, its
+        members made as they are read (_LazyTool); None if there is none.
+        The same tree add makes for them, which depends on those tools
+        alone."""
+        if (not name.isidentifier() or name in HELPERS or (hasattr(builtins, name) and name not in _YIELDING)
+                or name == "tools" or name in self._absent):
+            return None
+        n = len(name)
+        mine = []
+        for t in self.entries():
+            tn = t.get("name")
+            # py_name keeps lengths, so the first part is tn[:n].
+            if isinstance(tn, str) and (len(tn) == n or tn[n:n + 1] == ".") and (tn.startswith(name) or py_name(tn[:n]) == name):
+                mine.append((t, n + 1))
+        node = _LazyTool(name, mine, False)
+        if node._info is None and not node._rest:
+            self._absent.add(name)
+            return None
+        return node
+
+    @staticmethod
+    def info(t: dict) -> dict | None:
+        """The info of index entry t, as add records it; None without a name."""
         name = t.get("name")
-        if not isinstance(name, str) or not name or name in self._by_name:
-            return
+        if not isinstance(name, str) or not name:
+            return None
         schema = t.get("inputSchema")
         method = t.get("method")
         info = {
@@ -204,6 +326,14 @@ class Registry:
         }
         if isinstance(t.get("info"), str):
             info = _LazyInfo(info["id"], name, t["info"])
+        return info
+
+    def add(self, t: dict) -> None:
+        name = t.get("name")
+        if not isinstance(name, str) or not name or name in self._by_name:
+            return
+        info = self.info(t)
+        assert info is not None
         self._by_name[name] = info
         parts = [py_name(p) for p in name.split(".")]
         if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
@@ -366,15 +496,18 @@ def install(tools: list, namespace: dict) -> None:
 
 class LazyBuiltins(dict):
     """The builtins of a script whose tools are deferred: a name found
-    nowhere else reads the tool list (Registry.load) and is a tool, or
-    stays unknown (NameError, as ever). CPython looks names up in a
+    nowhere else is looked up in the tool list (Registry.root, which makes
+    that one global) and is a tool, or stays unknown (NameError, as ever). CPython looks names up in a
     builtins mapping that is not exactly a dict through __getitem__, so
     __missing__ sees every miss. The builtins a tool may replace
     (_YIELDING) and the `tools` global wait here until then too."""
 
     def __missing__(self, name: str):
-        registry.load()
-        node = registry._roots.get(name)
+        if name == "tools" or registry._pending is None:
+            registry.load()
+            node = registry._roots.get(name)
+        else:
+            node = registry.root(name)
         if node is not None:
             self[name] = node
             return node
