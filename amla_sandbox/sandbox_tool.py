@@ -215,7 +215,7 @@ class SandboxTool:
     # -- running --------------------------------------------------------------
 
     def _capture(self, run: Callable[[], str]) -> ExecutionResult:
-        before = self.sandbox.last_result
+        before = _last_result(self.sandbox)
         try:
             out = run()
         except ApprovalRequired:
@@ -225,7 +225,7 @@ class SandboxTool:
         return self._result(before, stdout=out)
 
     async def _capture_async(self, run: Callable[[], Awaitable[str]]) -> ExecutionResult:
-        before = self.sandbox.last_result
+        before = _last_result(self.sandbox)
         try:
             out = await run()
         except ApprovalRequired:
@@ -238,7 +238,7 @@ class SandboxTool:
         """The ExecutionResult of the run just made (the sandbox's
         last_result, unless the run never started: then `before` is still
         there, and the exit code is 1)."""
-        last = self.sandbox.last_result
+        last = _last_result(self.sandbox)
         ran = last is not None and last is not before
         return ExecutionResult(
             stdout=stdout,
@@ -613,3 +613,10 @@ def _langchain(method: str) -> tuple[Any, Any, Any]:
             f"langchain_core is required for {method}. Install it with: pip install langchain-core"
         ) from e
     return StructuredTool, BaseModel, Field
+
+
+def _last_result(sandbox: Any) -> Any:
+    """The sandbox's last run, or None for a sandbox-like object without
+    one (SandboxTool takes any object with execute/shell, as its tests'
+    stand-ins are)."""
+    return getattr(sandbox, "last_result", None)
