@@ -32,19 +32,14 @@ func ReadInput() (wire.Input, error) {
 	return in, nil
 }
 
-// inputToolsLater is a run's input with its tool list left as JSON. It is
-// a named type so that Warm can build encoding/json's description of it
-// before the snapshot; built in a run instead, it costs every run.
-type inputToolsLater struct {
-	wire.Input
-	Tools json.RawMessage `json:"tools"`
-}
-
 // ReadInputToolsLater is ReadInput with the tool list left encoded (the
 // returned Input's Tools is nil), for NewToolsLater: a run that uses no
 // tool does not pay for decoding a long list.
 func ReadInputToolsLater() (wire.Input, json.RawMessage, error) {
-	var in inputToolsLater
+	var in struct {
+		wire.Input
+		Tools json.RawMessage `json:"tools"`
+	}
 	if !available {
 		return in.Input, nil, ErrNoHost
 	}
@@ -239,7 +234,6 @@ func decodeAnswer(buf []byte) (wire.ToolAnswer, error) {
 // again (they were a third of a warm `echo 1`).
 func Warm() {
 	warmJSON(&wire.Input{Tools: []wire.ToolInfo{{Name: "t", InputSchema: json.RawMessage("{}")}}})
-	warmJSON(&inputToolsLater{Tools: json.RawMessage(`[{"name":"t"}]`)})
 	warmJSON(&wire.ToolRequest{Method: "m", Params: json.RawMessage("{}")})
 	warmJSON(&wire.AnswerHeader{})
 	warmJSON(&wire.SpawnRequest{})
