@@ -32,27 +32,6 @@ func ReadInput() (wire.Input, error) {
 	return in, nil
 }
 
-// ReadInputToolsLater is ReadInput with the tool list left encoded (the
-// returned Input's Tools is nil), for NewToolsLater: a run that uses no
-// tool does not pay for decoding a long list.
-func ReadInputToolsLater() (wire.Input, json.RawMessage, error) {
-	var in struct {
-		wire.Input
-		Tools json.RawMessage `json:"tools"`
-	}
-	if !available {
-		return in.Input, nil, ErrNoHost
-	}
-	buf := make([]byte, inputLen())
-	if len(buf) > 0 {
-		inputRead(buf)
-	}
-	if err := json.Unmarshal(buf, &in); err != nil {
-		return in.Input, nil, fmt.Errorf("hostcall: decoding run input: %w", err)
-	}
-	return in.Input, in.Tools, nil
-}
-
 // Exit ends the guest with the script's exit status (any int; the host
 // reports it as given).
 func Exit(code int) {
@@ -142,9 +121,7 @@ func (w Writer) Write(p []byte) (int, error) {
 
 // Tools implements hostapi.Tools over the host functions.
 type Tools struct {
-	list    []wire.ToolInfo
-	encoded json.RawMessage // the list before List first decodes it
-	decode  sync.Once
+	list []wire.ToolInfo
 
 	mu    sync.Mutex
 	stash map[int64]wire.ToolAnswer
@@ -155,21 +132,7 @@ func NewTools(list []wire.ToolInfo) *Tools {
 	return &Tools{list: list, stash: map[int64]wire.ToolAnswer{}}
 }
 
-// NewToolsLater is NewTools of a JSON tool list, decoded when first
-// listed (a list that does not decode is empty).
-func NewToolsLater(encoded json.RawMessage) *Tools {
-	return &Tools{encoded: encoded, stash: map[int64]wire.ToolAnswer{}}
-}
-
-func (t *Tools) List() []wire.ToolInfo {
-	t.decode.Do(func() {
-		if len(t.encoded) > 0 {
-			_ = json.Unmarshal(t.encoded, &t.list)
-			t.encoded = nil
-		}
-	})
-	return t.list
-}
+func (t *Tools) List() []wire.ToolInfo { return t.list }
 
 func (t *Tools) Submit(method string, params json.RawMessage) int64 {
 	if len(params) == 0 {

@@ -83,7 +83,7 @@ func amlaRun() int32 {
 
 // run runs the input's script and returns its exit status.
 func run() int {
-	in, tools, err := hostcall.ReadInputToolsLater()
+	in, err := hostcall.ReadInput()
 	if err != nil {
 		fmt.Fprintln(hostcall.Writer{FD: wire.Stderr}, "amla guest:", err)
 		return 70
@@ -91,7 +91,7 @@ func run() int {
 	if in.MemoryLimit > 0 {
 		applyGCPolicy(in.MemoryLimit)
 	}
-	g := newGuest(in, hostcall.NewToolsLater(tools))
+	g := newGuest(in)
 	if in.Language != wire.LangShell {
 		// JavaScript runs on its own guest (guests/js/); the host never
 		// sends it here.
@@ -110,12 +110,12 @@ type guest struct {
 	registry *applets.Registry
 }
 
-func newGuest(in wire.Input, tools *hostcall.Tools) *guest {
+func newGuest(in wire.Input) *guest {
 	g := &guest{
 		in:     in,
 		stdout: hostcall.Writer{FD: wire.Stdout},
 		stderr: hostcall.Writer{FD: wire.Stderr},
-		tools:  tools,
+		tools:  hostcall.NewTools(in.Tools),
 	}
 	g.registry = baseRegistry
 	if g.registry == nil {
