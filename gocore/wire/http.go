@@ -1,5 +1,21 @@
 package wire
 
+// An HTTP request goes through the ordinary tool calls: the guest submits
+// (tool_submit) a ToolRequest whose Method is MethodHTTP and whose Params
+// are an HTTPRequest, and waits for its answer as for any call, so
+// requests made together are in flight together. The host, not Python,
+// decides and makes it under the sandbox's network policy. The answer is
+// OK with an HTTPResponse as its result, or not OK with Code
+// CodeHTTPRefused, Error the message the guest shows (it names the check
+// and the rule at fault), and an HTTPRefusal as its result.
+//
+// A sandbox's exposed secrets reach the guest as Input.Env variables
+// holding placeholders; see package netpolicy.
+const (
+	MethodHTTP      = "http"
+	CodeHTTPRefused = "http_refused"
+)
+
 // HTTPRequest is one HTTP request a guest asks the host to make under the
 // sandbox's network policy: the whole request in one piece. Method is the
 // verb as the guest's client wrote it; URL is absolute (http or https);

@@ -120,6 +120,10 @@ type Input struct {
 	Argv []string `json:"argv,omitempty"`
 	// Dir is a child process's working directory ("" = /workspace).
 	Dir string `json:"dir,omitempty"`
+	// Env holds variables the guest adds to its scripts' environment
+	// (process.env, os.environ, the shell's exported variables): the
+	// placeholders of the network policy's exposed secrets.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // ToolInfo describes one registered tool (ToolDefinition.to_dict()).
