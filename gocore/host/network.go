@@ -119,6 +119,11 @@ func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
 			Reason: "the guest's request could not be read: " + err.Error()})
 	}
 	n := r.sb.net
+	if n == nil && r.dur.replaying() {
+		return id, r.dur.diverge(id, "the recorded run's HTTP requests, decided by its network policy",
+			"an HTTP request in a sandbox without a network policy: replay with network= set to the recorded "+
+				"run's policy (the same rules; it makes no request, so a secret may hold any stand-in value)")
+	}
 	if n == nil {
 		// The URL is shown without its query, which may hold a key.
 		u, _, _ := strings.Cut(req.URL, "?")
