@@ -29,6 +29,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,6 +43,25 @@ import (
 // pattern starting with prefix.
 type ExplicitAuthorizer interface {
 	AuthorizeExplicit(prefix, method string, params json.RawMessage) (needsApproval, explicit bool, err error)
+	// ExplicitPatterns are the method patterns that start with prefix.
+	ExplicitPatterns(prefix string) []string
+}
+
+// portNamed reports whether one of the sandbox's http/ capability
+// patterns names port in its host segment ("http/GET/h:8443/**").
+func (s *Sandbox) portNamed(port int) bool {
+	ea, ok := s.cfg.Authorizer.(ExplicitAuthorizer)
+	if !ok {
+		return false
+	}
+	suffix := ":" + strconv.Itoa(port)
+	for _, pat := range ea.ExplicitPatterns(httpPrefix) {
+		segs := strings.SplitN(pat, "/", 4)
+		if len(segs) >= 3 && strings.HasSuffix(segs[2], suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // httpPrefix is the literal start of every HTTP request's capability
@@ -133,7 +153,7 @@ func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
 			Reason: "this sandbox has no network policy (it was created without network=), so scripts cannot make " +
 				"HTTP requests; use a tool the sandbox provides instead"})
 	}
-	prep, err := n.policy.Prepare(req)
+	prep, err := n.policy.PrepareNaming(req, r.sb.portNamed)
 	if err != nil {
 		return refuse(wire.MethodHTTP, json.RawMessage("{}"), err)
 	}

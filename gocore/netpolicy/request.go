@@ -82,6 +82,14 @@ func validHeaderValue(v string) bool {
 // describes it as a capability call. It does not consult the rules
 // (Authorize does) and makes no connection.
 func (p *Policy) Prepare(req wire.HTTPRequest) (*Prepared, error) {
+	return p.PrepareNaming(req, nil)
+}
+
+// PrepareNaming is Prepare where a port is also allowed when portNamed
+// reports that a grant outside the rules names it explicitly (a
+// capability pattern "http/<VERB>/<host>:<port>/..."), as a rule naming
+// it would.
+func (p *Policy) PrepareNaming(req wire.HTTPRequest, portNamed func(port int) bool) (*Prepared, error) {
 	verb := strings.ToUpper(strings.TrimSpace(req.Method))
 	if verb == "" {
 		verb = "GET"
@@ -133,8 +141,8 @@ func (p *Policy) Prepare(req wire.HTTPRequest) (*Prepared, error) {
 		}
 		port = n
 	}
-	if !p.ports[port] {
-		return nil, refuse(CheckPort, "", strconv.Itoa(port), "only ports 80, 443 and ports a rule names are allowed")
+	if !p.ports[port] && (portNamed == nil || !portNamed(port)) {
+		return nil, refuse(CheckPort, "", strconv.Itoa(port), "only ports 80, 443 and ports a rule or an http/ capability names are allowed")
 	}
 	segs, err := splitPath(u.EscapedPath())
 	if err != nil {
