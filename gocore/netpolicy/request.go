@@ -41,9 +41,12 @@ type Prepared struct {
 	body    []byte
 	params  *capability.Object
 
-	policy     *Policy
-	authorized atomic.Bool // set by Authorize, taken by Do: one request per authorization
-	rule       *Rule
+	policy *Policy
+	// portGranted: Port is neither 80, 443 nor a rule's, and was allowed
+	// because a grant outside the rules names it (PrepareNaming).
+	portGranted bool
+	authorized  atomic.Bool // set by Authorize, taken by Do: one request per authorization
+	rule        *Rule
 }
 
 // Headers returns the request's headers as the guest sent them, less the
@@ -141,8 +144,12 @@ func (p *Policy) PrepareNaming(req wire.HTTPRequest, portNamed func(port int) bo
 		}
 		port = n
 	}
-	if !p.ports[port] && (portNamed == nil || !portNamed(port)) {
-		return nil, refuse(CheckPort, "", strconv.Itoa(port), "only ports 80, 443 and ports a rule or an http/ capability names are allowed")
+	portGranted := false
+	if !p.ports[port] {
+		if portNamed == nil || !portNamed(port) {
+			return nil, refuse(CheckPort, "", strconv.Itoa(port), "only ports 80, 443 and ports a rule or an http/ capability names are allowed")
+		}
+		portGranted = true
 	}
 	segs, err := splitPath(u.EscapedPath())
 	if err != nil {
@@ -163,7 +170,7 @@ func (p *Policy) PrepareNaming(req wire.HTTPRequest, portNamed func(port int) bo
 	}
 	r := &Prepared{
 		Verb: verb, Scheme: scheme, Host: host, Port: port, Path: path, RawQuery: rawQuery,
-		body: req.Body, policy: p,
+		body: req.Body, policy: p, portGranted: portGranted,
 	}
 	r.URL = scheme + "://" + hostPort + path
 	if rawQuery != "" || u.ForceQuery {
