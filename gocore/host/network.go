@@ -197,6 +197,8 @@ func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
 			a = httpRefusal(id, err)
 		} else if body, merr := json.Marshal(resp); merr != nil {
 			a = httpRefusal(id, merr)
+		} else if err := r.holdHTTP(id, int64(len(body))); err != nil {
+			a = httpRefusal(id, err)
 		} else {
 			a = wire.ToolAnswer{ID: id, OK: true, Result: body}
 		}
@@ -246,4 +248,23 @@ func (r *Run) endRequests() {
 	if r.httpCancel != nil {
 		r.httpCancel()
 	}
+}
+
+// holdHTTP charges an answer of n bytes, held by the host until its guest
+// takes it, against memory_limit together with the tool requests waiting
+// and the other answers not yet taken: a script that starts many large
+// downloads without reading them gets refusals, not a host holding them
+// all.
+func (r *Run) holdHTTP(id, n int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	limit := r.sb.cfg.Limits.MemoryLimit
+	if r.outstanding+r.httpHeld+n > limit {
+		return &netpolicy.Refusal{Check: "memory_limit", Reason: fmt.Sprintf("the response (%d bytes as the host holds it) "+
+			"and the %d answers not yet read (%d bytes) would exceed memory_limit=%d; read responses before starting more",
+			n, len(r.httpBytes), r.httpHeld, limit)}
+	}
+	r.httpHeld += n
+	r.httpBytes[id] = n
+	return nil
 }
