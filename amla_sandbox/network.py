@@ -5,7 +5,7 @@ the host (docs/network.md).
 wrote and convert it to the policy JSON the Go core reads
 (gocore/netpolicy: ParsePolicy). Every check of that JSON is made there,
 once, when a sandbox is made with it: a bad policy is a ValueError whose
-message names the field at fault ("network policy: allow[1].methods[0]:
+message names the field at fault ("network: allow[1].methods[0]:
 ..."). What Python does here is turn Python values into JSON values
 (tuples into lists, `Constraint` objects into their dicts, a CA file path
 into its PEM text) and refuse the values JSON cannot hold, naming the field.
@@ -304,12 +304,12 @@ def _checked(value: Any, where: str) -> Any:
     ValueError naming the field (`where`) without showing the value (it may
     be a secret's)."""
     if isinstance(value, _Refused):
-        raise ValueError(f"network policy: {where}: {value.reason}")
+        raise ValueError(f"network: {where}: {value.reason}")
     if value is None or isinstance(value, (str, bool, int)):
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise ValueError(f"network policy: {where}: expected a finite number, got {value!r}")
+            raise ValueError(f"network: {where}: expected a finite number, got {value!r}")
         return value
     if isinstance(value, (list, tuple)):
         return [_checked(v, f"{where}[{i}]") for i, v in enumerate(value)]
@@ -317,12 +317,12 @@ def _checked(value: Any, where: str) -> Any:
         d: dict[str, Any] = {}
         for k, v in value.items():
             if not isinstance(k, str):
-                raise ValueError(f"network policy: {where}: keys must be str, got {type(k).__name__} {k!r}")
+                raise ValueError(f"network: {where}: keys must be str, got {type(k).__name__} {k!r}")
             d[k] = _checked(v, f"{where}.{k}")
         return d
     if isinstance(value, (Secret, HttpRule)):
         return _checked(value.to_dict(), where)
-    raise ValueError(f"network policy: {where}: {type(value).__name__} cannot be written as JSON")
+    raise ValueError(f"network: {where}: {type(value).__name__} cannot be written as JSON")
 
 
 # -- what the model is told -------------------------------------------------------------------------
@@ -352,7 +352,7 @@ def _rule_text(rule: Any) -> str:
     elif constraints:
         notes.append("with parameter constraints")
     if rule.get("max_calls") is not None:
-        notes.append(f"at most {rule['max_calls']} requests")
+        notes.append(f"at most {rule['max_calls']} request{'' if rule['max_calls'] == 1 else 's'}")
     if rule.get("require_approval"):
         notes.append("each request waits for a human's approval")
     return text + (f" ({'; '.join(notes)})" if notes else "")
@@ -371,7 +371,8 @@ def prompt_lines(config: Mapping[str, Any] | None, capabilities: Sequence[Any] =
     for cap in capabilities:
         pattern = getattr(cap, "method_pattern", "")
         if isinstance(pattern, str) and pattern.startswith("http/"):
-            budget = f" (at most {cap.max_calls} requests)" if getattr(cap, "max_calls", None) is not None else ""
+            n = getattr(cap, "max_calls", None)
+            budget = f" (at most {n} request{'' if n == 1 else 's'})" if n is not None else ""
             lines.append(f"- capability {pattern}{budget}")
     if len(lines) == 1:
         lines.append("- none (every request is refused)")
