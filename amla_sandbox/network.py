@@ -242,14 +242,6 @@ def _rule(r: Any) -> Any:
     return r
 
 
-def _secret(s: Any) -> Any:
-    if isinstance(s, Secret):
-        return s.to_dict()
-    if isinstance(s, Mapping):
-        return {k: _list(v) for k, v in s.items()}
-    return s
-
-
 def _private(x: Any) -> Any:
     if isinstance(x, (ipaddress.IPv4Address, ipaddress.IPv6Address, ipaddress.IPv4Network, ipaddress.IPv6Network)):
         return str(x)
@@ -288,9 +280,7 @@ def _policy_json(fields: Mapping[str, Any]) -> dict[str, Any]:
         if key == "allow" and isinstance(value, (list, tuple)):
             value = [_rule(r) for r in value]
         elif key == "secrets" and isinstance(value, Mapping):
-            value = {k: _secret(v) for k, v in value.items()}
-        elif key == "inject_headers" and isinstance(value, Mapping):
-            value = {k: dict(v) if isinstance(v, Mapping) else v for k, v in value.items()}
+            value = {k: v.to_dict() if isinstance(v, Secret) else v for k, v in value.items()}
         elif key == "allow_private" and isinstance(value, (list, tuple)):
             value = [_private(x) for x in value]
         elif key == "extra_ca_certs":
