@@ -386,6 +386,7 @@ def prompt_lines(config: Mapping[str, Any] | None, capabilities: Sequence[Any] =
         )
     lines.append(
         "Make requests with fetch() in JavaScript; urllib.request (or requests/httpx when installed) in Python; "
-        "curl or wget in the shell. A refused request fails with a message naming the rule and the check."
+        "curl or wget in the shell. A refused request fails with a message naming the check and the rule "
+        "(in JavaScript: TypeError 'fetch failed', the reason in err.cause.message)."
     )
     return lines

@@ -398,6 +398,50 @@ def test_a_secret_is_substituted_on_the_way_out_and_scrubbed_from_the_answer(htt
     assert https.seen[-1].headers["authorization"] == f"Bearer {VALUE}"
 
 
+def test_the_other_constructors_and_fork_carry_the_policy(http: Server) -> None:
+    from amla_sandbox import SandboxTool, create_amla_sandbox
+
+    network = [f"GET {http.url}/json"]
+    policy = {"allow": network, "allow_private": ["127.0.0.1"]}
+    run = create_amla_sandbox([], network=policy)
+    assert run(fetch_or_error(f"{http.url}/json"), {})[0].startswith("200 ")
+    with SandboxTool.from_functions([], network=policy) as tool:
+        assert js(tool, fetch_or_error(f"{http.url}/json")).startswith("200 ")
+        fork = tool.sandbox.fork()
+        try:
+            assert fork.execute(fetch_or_error(f"{http.url}/json")).startswith("200 ")
+        finally:
+            fork.close()
+        assert "- GET " + http.url + "/json" in tool.get_system_prompt()
+
+
+def test_a_recorded_run_replays_without_the_server_or_the_secret_s_value(tmp_path: Path) -> None:
+    pytest.importorskip("trustme")
+    server = serve(tls=True)
+    assert server.ca_pem is not None
+
+    def policy(value: str) -> NetworkPolicy:
+        return NetworkPolicy(
+            allow=[HttpRule(f"{server.url}/echo", max_calls=1)],
+            secrets={"TOKEN": Secret(value, hosts=["127.0.0.1"], where=["query"])},
+            allow_private=["127.0.0.1"],
+            extra_ca_certs=server.ca_pem,
+        )
+
+    code = f"const r = await fetch({json.dumps(server.url + '/echo?t=')} + process.env.TOKEN); console.log((await r.json()).query.t)"
+    with Sandbox(network=policy(VALUE), record=True) as sb:
+        out = sb.execute(code)
+        journal = sb.last_result.journal if sb.last_result is not None else None
+    server.close()
+    assert out.startswith("amla_secret_TOKEN_") and server.seen[-1].path.endswith("t=" + VALUE)
+    assert journal is not None and VALUE.encode() not in journal
+    replayed = Sandbox.replay(journal, network=policy("not-the-value"))
+    try:
+        assert replayed.last_result is not None and replayed.last_result.stdout == out
+    finally:
+        replayed.close()
+
+
 # -- the MCP server's config and SandboxPool -----------------------------------------------------------
 
 

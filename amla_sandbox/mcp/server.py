@@ -482,7 +482,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "each session gets its own sandbox.",
     )
     parser.add_argument("--config", metavar="FILE", help="JSON config: mcpServers, tools, constraints, "
-                        "max_calls, timeout, memory_limit, disk_quota, max_code_size")
+                        "max_calls, timeout, memory_limit, disk_quota, max_code_size, network")
     parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1", help="streamable-http only (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="streamable-http only (default 8000)")
