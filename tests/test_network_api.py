@@ -275,8 +275,15 @@ def test_the_prompts_list_hosts_verbs_and_secret_names_never_values() -> None:
         inject_headers={"api.stripe.com": {"Authorization": "Bearer {STRIPE_KEY}"}},
     )
     with create_sandbox_tool(network=policy) as tool:
-        for text in (tool.get_system_prompt(), tool.get_system_prompt_for_separate_tools(),
-                     tool._langchain_description(), tool._js_description()):
+        texts = [tool.get_system_prompt(), tool.get_system_prompt_for_separate_tools(),
+                 tool._langchain_description(), tool._js_description()]
+        try:
+            import langchain_core  # noqa: F401
+        except ImportError:
+            pass
+        else:
+            texts += [tool.as_langchain_tool().description, tool.as_langchain_tools()[0].description]
+        for text in texts:
             assert "GET https://api.github.com/repos/**" in text
             assert "any method https://docs.example.com" in text
             assert "POST https://api.stripe.com/v1/refunds (only with form/amount <=5000; at most 3 requests; " \
