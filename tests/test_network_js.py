@@ -250,3 +250,15 @@ def test_a_tool_named_fetch_still_replaces_the_global(http: Server):
 
     tool = create_sandbox_tool(tools=[fetch], network=policy(f"GET {http.url}/**"))
     assert "from the tool: x" in tool.run("console.log(await fetch({url: 'x'}))", language="javascript")
+
+
+def test_rule_budgets_travel_in_snapshots_and_forks(http: Server):
+    pol = policy({"url": f"{http.url}/json", "max_calls": 1})
+    code = f"return await fetch('{http.url}/json').then(r => r.status, e => e.cause.check)"
+    with Sandbox(network=pol) as sb:
+        assert sb.execute(code) == "200\n"
+        snap = sb.snapshot()
+        with sb.fork() as child:
+            assert child.execute(code) == "max_calls\n"
+    with Sandbox.from_snapshot(snap, network=pol) as restored:
+        assert restored.execute(code) == "max_calls\n"
