@@ -584,7 +584,9 @@
     }
     let rec;
     const p = new PromiseCtor((resolve, reject) => { rec = { method, resolve, reject, http }; });
-    pending.set(native.submit(request), rec);
+    const id = native.submit(request);
+    pending.set(id, rec);
+    p.requestId = id;
     return p;
   }
   function settle(header, result, parseError) {
