@@ -110,6 +110,11 @@ func (e *Executor) Requests() int64 {
 	return e.requests
 }
 
+// grantedPortKey is the context key of a request's port when a grant
+// outside the rules named it (PrepareNaming): dial allows that port for
+// that request's connections.
+type grantedPortKey struct{}
+
 // dial resolves the host itself, checks every address against the floor
 // (refused ones are skipped) and dials the allowed ones in turn; the
 // dialer's Control checks the address of the socket once more just before
@@ -120,8 +125,9 @@ func (e *Executor) dial(ctx context.Context, network, addr string) (net.Conn, er
 		return nil, err
 	}
 	port, err := strconv.Atoi(portStr)
-	if err != nil || !e.p.ports[port] {
-		return nil, refuse(CheckPort, "", addr, "only ports 80, 443 and ports a rule names are allowed")
+	granted, _ := ctx.Value(grantedPortKey{}).(int)
+	if err != nil || (!e.p.ports[port] && port != granted) {
+		return nil, refuse(CheckPort, "", addr, "only ports 80, 443 and ports a rule or an http/ capability names are allowed")
 	}
 	var addrs []netip.Addr
 	if a, err := netip.ParseAddr(host); err == nil {
@@ -193,6 +199,9 @@ func (e *Executor) Do(ctx context.Context, r *Prepared, deadline time.Time) (*wi
 	e.requests++
 	e.mu.Unlock()
 
+	if r.portGranted {
+		ctx = context.WithValue(ctx, grantedPortKey{}, r.Port)
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	timedOut := func() error {
