@@ -526,6 +526,10 @@ func (c *curlCmd) doTransfer(raw string, out curlOutput, t *curlTransfer) int {
 		pw, _ := urlUser.Password()
 		user, hasUser = urlUser.Username()+":"+pw, true
 	}
+	if hasUser && !strings.Contains(user, ":") {
+		// curl would ask for the password; there is no terminal to ask on.
+		user += ":"
+	}
 	body, bodyType, status := c.requestBody(u)
 	if status != curlOK {
 		return c.failWith(t, status, "Failed to open/read local data from file/application")

@@ -137,6 +137,7 @@ func TestCurlRequestBuilding(t *testing.T) {
 		{"-G puts data in the query", []string{"-G", "-d", "q=1", "--data-urlencode", "s=a b", u + "?x=0"}, "", nil, "GET",
 			u + "?x=0&q=1&s=a+b", "", map[string]string{"Content-Type": ""}},
 		{"-u is Basic auth", []string{"-u", "me:pw", u}, "", nil, "GET", u, "", map[string]string{"Authorization": "Basic bWU6cHc="}},
+		{"-u without a password", []string{"-u", "me", u}, "", nil, "GET", u, "", map[string]string{"Authorization": "Basic bWU6"}},
 		{"credentials in the URL", []string{"https://me:pw@api.example/v1/items"}, "", nil, "GET", u, "",
 			map[string]string{"Authorization": "Basic bWU6cHc="}},
 		{"-A -e -b", []string{"-A", "agent/1", "-e", "https://from.example/", "-b", "a=1; b=2", u}, "", nil, "GET", u, "",
