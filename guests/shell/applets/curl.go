@@ -610,7 +610,7 @@ func (c *curlCmd) doTransfer(raw string, out curlOutput, t *curlTransfer) int {
 		}
 		if c.include || c.head {
 			if dest == nil {
-				if dest, status = c.openOutput(u, out, t); status != curlOK {
+				if dest, status = c.openOutput(first, out, t); status != curlOK {
 					return status
 				}
 			}
@@ -637,7 +637,7 @@ func (c *curlCmd) doTransfer(raw string, out curlOutput, t *curlTransfer) int {
 			return c.failWith(t, curlTooLarge, "Maximum file size exceeded")
 		}
 		if dest == nil {
-			if dest, status = c.openOutput(u, out, t); status != curlOK {
+			if dest, status = c.openOutput(first, out, t); status != curlOK {
 				return status
 			}
 		}
@@ -979,8 +979,8 @@ func (d *curlDest) close() error {
 	return nil
 }
 
-// openOutput opens out for u: stdout, the -o file, or (with -O) the
-// URL's last path segment. Files are charged to the disk quota.
+// openOutput opens out for u, the URL as given (not where redirects
+// led): stdout, the -o file, or (with -O) u's last path segment. Files are charged to the disk quota.
 func (c *curlCmd) openOutput(u *url.URL, out curlOutput, t *curlTransfer) (*curlDest, int) {
 	name := out.name
 	if out.remote {

@@ -119,6 +119,8 @@ func TestCurlRequestBuilding(t *testing.T) {
 			"", map[string]string{"User-Agent": "curl/8.11.1", "Accept": "*/*", "Content-Type": ""}},
 		{"no scheme, dot segments, fragment", []string{"api.example/a/../v1/./items#frag"}, "", nil, "GET",
 			"http://api.example/v1/items", "", nil},
+		{"non-ASCII path and query are percent-encoded", []string{"https://api.example/café?q=naïve&x=\"1\""}, "", nil, "GET",
+			"https://api.example/caf%C3%A9?q=na%C3%AFve&x=%221%22", "", nil},
 		{"empty path is /", []string{"https://api.example"}, "", nil, "GET", "https://api.example/", "", nil},
 		{"-d makes a form POST, pieces joined with &", []string{"-d", "a=1", "--data", "b=2", u}, "", nil, "POST", u,
 			"a=1&b=2", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}},
@@ -321,6 +323,7 @@ func TestCurlOutputAndFailures(t *testing.T) {
 	}
 	web.routes["https://x.example/missing"] = text(404, "no such thing\n")
 	web.routes["https://x.example/"] = text(200, "root")
+	web.routes["https://x.example/moved.json"] = redirect(302, "/data.json")
 	cases := []struct {
 		name           string
 		args           []string
@@ -343,6 +346,7 @@ func TestCurlOutputAndFailures(t *testing.T) {
 		{"-o", []string{"-o", "out.json", "https://x.example/data.json"}, 0, "", "", "out.json", `{"n":1}`},
 		{"-o -", []string{"-o", "-", "https://x.example/data.json"}, 0, `{"n":1}`, "", "", ""},
 		{"-O", []string{"-O", "https://x.example/data.json"}, 0, "", "", "data.json", `{"n":1}`},
+		{"-O -L names the file after the URL given", []string{"-sLO", "https://x.example/moved.json"}, 0, "", "", "moved.json", `{"n":1}`},
 		{"-O without a name", []string{"-O", "https://x.example/"}, 23, "", "curl: (23) Remote file name has no length\n", "", ""},
 		{"-f -o leaves no file", []string{"-sf", "-o", "x.txt", "https://x.example/missing"}, 22, "", "", "x.txt", ""},
 		{"-o into a missing directory", []string{"-s", "-S", "-o", "no/dir/f", "https://x.example/data.json"}, 23, "",

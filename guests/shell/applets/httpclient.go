@@ -77,6 +77,7 @@ func parseClientURL(raw string, pathAsIs bool) (u *url.URL, user *url.Userinfo, 
 			return nil, nil, &urlError{reason: "Port number was not a decimal number between 0 and 65535"}
 		}
 	}
+	u.RawQuery = escapeQueryBytes(u.RawQuery)
 	user, u.User = u.User, nil
 	u.Fragment, u.RawFragment = "", ""
 	if u.Opaque != "" {
@@ -93,6 +94,26 @@ func parseClientURL(raw string, pathAsIs bool) (u *url.URL, user *url.Userinfo, 
 		return nil, nil, &urlError{reason: "Malformed input to a URL function"}
 	}
 	return u, user, nil
+}
+
+// escapeQueryBytes percent-encodes the bytes of a raw query that may not
+// appear in a request line as they are (non-ASCII, quotes, angle
+// brackets, backslash, ...), leaving the rest, '%' escapes included, as
+// written.
+func escapeQueryBytes(q string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c > 0x20 && c < 0x7f && !strings.ContainsRune("\"<>\\^`{|}", rune(c)) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
 }
 
 // setEscapedPath sets u's path from its escaped form, keeping the escapes
