@@ -450,6 +450,14 @@ func TestWget(t *testing.T) {
 		!strings.Contains(r.stderr, "Location: https://x.example/files/report.txt [following]") {
 		t.Errorf("default name: got %d %q, file %q", r.status, r.stderr, got)
 	}
+	r = runNetIn(t, dir, web, "", "wget", "-q", "-c", "-P", "sub/dir", "https://x.example/files/report.txt")
+	if got, _ := os.ReadFile(filepath.Join(dir, "sub/dir/report.txt")); r.status != 0 || string(got) != "report\n" {
+		t.Errorf("-P: got %d %q %q", r.status, got, r.stderr)
+	}
+	r = runNetIn(t, dir, web, "", "wget", "-q", "-c", "https://x.example/files/report.txt")
+	if got, _ := os.ReadFile(filepath.Join(dir, "report.txt")); r.status != 0 || string(got) != "report\n" {
+		t.Errorf("-c: got %d %q", r.status, got)
+	}
 	r = runNetIn(t, dir, web, "", "wget", "-q", "https://x.example/files/")
 	if got, _ := os.ReadFile(filepath.Join(dir, "index.html")); r.status != 0 || string(got) != "<html>" {
 		t.Errorf("index.html: got %d %q", r.status, got)

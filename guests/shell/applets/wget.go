@@ -15,6 +15,7 @@ import (
 
 	"amlasandbox/gocore/wire"
 	"amlasandbox/guests/shell/hostapi"
+	"amlasandbox/guests/shell/hostcall"
 )
 
 // wgetVersion is the GNU Wget whose command line this applet follows.
@@ -68,6 +69,7 @@ type wgetCmd struct {
 	hasUser        bool
 	contentOnError bool
 	noClobber      bool
+	continueFile   bool
 	referer        string
 }
 
@@ -157,6 +159,8 @@ func wgetApplet(p *Proc, args []string) int {
 			w.contentOnError = true
 		case "no-clobber":
 			w.noClobber = true
+		case "c":
+			w.continueFile = true
 		case "referer":
 			w.referer = o.val
 		case "h":
@@ -364,7 +368,8 @@ func (w *wgetCmd) buildRequest(u *url.URL, method string, body []byte, firstOrig
 
 // save writes resp's body to stdout (-O -), the shared -O file, or a file
 // named after the URL (index.html for a directory; NAME.1, NAME.2, ...
-// when NAME exists, as GNU wget does).
+// when NAME exists, as GNU wget does). -c rewrites NAME with the whole
+// document (there are no partial requests to resume with).
 func (w *wgetCmd) save(u *url.URL, resp wire.HTTPResponse, shared io.WriteCloser) int {
 	p := w.p
 	if ct, ok := headerValue(resp.Headers, "Content-Type"); ok {
@@ -390,7 +395,13 @@ func (w *wgetCmd) save(u *url.URL, resp wire.HTTPResponse, shared io.WriteCloser
 			name = "index.html"
 		}
 		name = w.prefixed(name)
-		if _, err := os.Lstat(p.Path(name)); err == nil {
+		if w.prefix != "" {
+			if err := hostcall.MkdirAll(p.Path(w.prefix), 0o755); err != nil {
+				w.logf(false, "%s: %s\n", w.prefix, ErrText(err))
+				return wgetFileErr
+			}
+		}
+		if _, err := os.Lstat(p.Path(name)); err == nil && !w.continueFile {
 			if w.noClobber {
 				w.logf(false, "File '%s' already there; not retrieving.\n\n", name)
 				return wgetOK
