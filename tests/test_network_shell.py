@@ -186,3 +186,20 @@ def test_a_secret_placeholder_from_the_environment_is_substituted_and_scrubbed(h
     seen = [s.headers.get("authorization") for s in https.seen]
     assert "Bearer " + SECRET in seen and "Basic " + base64.b64encode(f"me:{SECRET}".encode()).decode() in seen
     assert all(SECRET not in (s.headers.get("authorization") or "") for s in http.seen)
+
+
+def test_a_recorded_curl_run_replays_with_the_server_gone():
+    server = serve()
+    pol = policy(f"{server.url}")
+    code = f"""
+        curl -s {server.url}/json; echo
+        curl -s -F 'a=1' {server.url}/echo | jq -r .method
+        curl -sL '{server.url}/redirect?to=/status/204' -w '%{{http_code}} %{{num_redirects}}\\n'
+    """
+    with Sandbox(network=pol, record=True, durable_key=b"k" * 32) as sb:
+        first = sb.execute(code, language="shell")
+        journal = sb.last_result.journal
+    server.close()
+    assert first == '{"ok": true, "n": 1}\nPOST\n204 1\n'
+    replayed = Sandbox.replay(journal, network=pol, durable_key=b"k" * 32)
+    assert replayed.last_result.stdout == first and replayed.last_result.exit_code == 0
