@@ -444,9 +444,14 @@ func TestWget(t *testing.T) {
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "report.txt"), []byte("old"), 0o644)
-	r = runNetIn(t, dir, web, "", "wget", "https://x.example/moved")
+	r = runNetIn(t, dir, web, "", "wget", "https://x.example/files/report.txt")
 	got, _ := os.ReadFile(filepath.Join(dir, "report.txt.1"))
-	if r.status != 0 || string(got) != "report\n" || !strings.Contains(r.stderr, "Saving to: 'report.txt.1'") ||
+	if r.status != 0 || string(got) != "report\n" || !strings.Contains(r.stderr, "Saving to: 'report.txt.1'") {
+		t.Errorf("existing name: got %d %q, file %q", r.status, r.stderr, got)
+	}
+	r = runNetIn(t, dir, web, "", "wget", "https://x.example/moved")
+	got, _ = os.ReadFile(filepath.Join(dir, "moved"))
+	if r.status != 0 || string(got) != "report\n" || !strings.Contains(r.stderr, "Saving to: 'moved'") ||
 		!strings.Contains(r.stderr, "Location: https://x.example/files/report.txt [following]") {
 		t.Errorf("default name: got %d %q, file %q", r.status, r.stderr, got)
 	}

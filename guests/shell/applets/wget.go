@@ -301,7 +301,9 @@ func (w *wgetCmd) fetch(raw string, shared io.WriteCloser) int {
 				return wgetServer
 			}
 		}
-		status := w.save(u, resp, shared)
+		// The file is named after the URL given, not where redirects led
+		// (GNU wget without --trust-server-names).
+		status := w.save(first, resp, shared)
 		if status == wgetOK && resp.Status >= 400 {
 			return wgetServer
 		}
