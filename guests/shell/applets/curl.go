@@ -1,7 +1,6 @@
 package applets
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -43,7 +42,7 @@ const (
 // makes the connection: TLS versions, IP versions, HTTP versions, progress
 // display) are accepted and ignored.
 var curlSpec = flagSpec{
-	short: "X:H:d:u:o:OsSfiILw:m:A:e:b:vkgG#T:D:F:NnZ46",
+	short: "X:H:d:u:o:OsSfiILw:m:A:e:b:c:vkgG#T:D:F:NnZ46",
 	long: map[string]string{
 		"request:": "X", "header:": "H", "data:": "d", "data-ascii:": "d", "data-binary:": "data-binary",
 		"data-raw:": "data-raw", "data-urlencode:": "data-urlencode", "get": "G", "user:": "u",
@@ -51,7 +50,7 @@ var curlSpec = flagSpec{
 		"silent": "s", "show-error": "S", "fail": "f", "fail-with-body": "fail-with-body",
 		"include": "i", "show-headers": "i", "head": "I", "location": "L", "location-trusted": "location-trusted",
 		"max-redirs:": "max-redirs", "write-out:": "w", "max-time:": "m", "compressed": "compressed",
-		"user-agent:": "A", "referer:": "e", "cookie:": "b", "verbose": "v", "insecure": "k",
+		"user-agent:": "A", "referer:": "e", "cookie:": "b", "cookie-jar:": "c", "verbose": "v", "insecure": "k",
 		"globoff": "g", "progress-bar": "#", "no-progress-meter": "no-progress-meter",
 		"upload-file:": "T", "dump-header:": "D", "url:": "url", "path-as-is": "path-as-is",
 		"create-dirs": "create-dirs", "output-dir:": "output-dir", "post301": "post301",
@@ -104,7 +103,9 @@ type curlCmd struct {
 	userAgent   *string
 	referer     string
 	autoReferer bool
-	cookies     []string
+	cookies     []string // -b: "name=value" strings and cookie files
+	jarFile     string   // -c
+	jar         *cookieJar
 	dumpHeader  string
 	outputDir   string
 	retries     int
@@ -142,6 +143,17 @@ func curlApplet(p *Proc, args []string) int {
 		fmt.Fprintln(p.Stderr, "Warning: (-d, --data) and HEAD (-I, --head).")
 		return curlUsage
 	}
+	if len(c.cookies) > 0 || c.jarFile != "" {
+		c.jar = &cookieJar{}
+		for _, b := range c.cookies {
+			if !strings.Contains(b, "=") {
+				// A file that cannot be read adds nothing, as in curl.
+				if data, err := c.readArgFile(b); err == nil {
+					c.jar.load(data)
+				}
+			}
+		}
+	}
 	status := curlOK
 	for i, raw := range c.urls {
 		out := curlOutput{}
@@ -157,7 +169,36 @@ func curlApplet(p *Proc, args []string) int {
 			return curlAborted
 		}
 	}
+	if c.jarFile != "" {
+		if err := c.writeJar(); err != nil {
+			if !c.silent || c.showError {
+				fmt.Fprintf(p.Stderr, "curl: (%d) Failed to write the cookie jar %s: %s\n", curlWriteError, c.jarFile, ErrText(err))
+			}
+			if status == curlOK {
+				status = curlWriteError
+			}
+		}
+	}
 	return status
+}
+
+// writeJar writes the cookie engine's cookies to -c's file ("-" is
+// stdout), through the disk quota.
+func (c *curlCmd) writeJar() error {
+	data := c.jar.netscape()
+	if c.jarFile == "-" {
+		_, err := c.p.Stdout.Write(data)
+		return err
+	}
+	w, err := c.p.Create(c.jarFile, false)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // parse reads the command line into c; done is true when curl should stop
@@ -312,6 +353,8 @@ func (c *curlCmd) parse(args []string) (status int, done bool) {
 			}
 		case "b":
 			c.cookies = append(c.cookies, o.val)
+		case "c":
+			c.jarFile = o.val
 		case "v":
 			c.verbose = true
 		case "D":
@@ -586,6 +629,9 @@ func (c *curlCmd) doTransfer(raw string, out curlOutput, t *curlTransfer) int {
 			return c.requestFailed(t, err)
 		}
 		t.resp, t.hasResp = resp, true
+		if c.jar != nil {
+			c.jar.receive(u, resp.Headers, time.Now())
+		}
 		if c.verbose {
 			writeHeaderBlock(p.Stderr, resp, "< ", "\n", true)
 		}
@@ -877,44 +923,19 @@ func (c *curlCmd) buildRequest(u *url.URL, method string, body []byte, bodyType,
 	return req
 }
 
-// cookieHeader is the Cookie header for u from -b: "name=value" strings
-// as they are (to the first URL's origin only unless --location-trusted),
-// and the cookies of Netscape-format files (an argument without '=')
-// whose domain, path and secure flag match u. A file that cannot be read
-// adds nothing, as in curl.
+// cookieHeader is the Cookie header for u: -b's "name=value" strings as
+// they are (to the first URL's origin only unless --location-trusted),
+// then the cookie engine's cookies that match u.
 func (c *curlCmd) cookieHeader(u *url.URL, credentials bool) string {
 	var parts []string
 	for _, b := range c.cookies {
-		if strings.Contains(b, "=") {
-			if credentials {
-				parts = append(parts, strings.TrimSpace(b))
-			}
-			continue
+		if strings.Contains(b, "=") && credentials {
+			parts = append(parts, strings.TrimSpace(b))
 		}
-		data, err := c.readArgFile(b)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		for sc.Scan() {
-			line := strings.TrimPrefix(sc.Text(), "#HttpOnly_")
-			f := strings.Split(line, "\t")
-			if strings.HasPrefix(line, "#") || len(f) < 7 {
-				continue
-			}
-			domain, sub, cpath, secure, expires, name, value := strings.ToLower(f[0]), f[1], f[2], f[3], f[4], f[5], f[6]
-			host := strings.ToLower(u.Hostname())
-			dom := strings.TrimPrefix(domain, ".")
-			if !(host == dom || (sub == "TRUE" || strings.HasPrefix(domain, ".")) && strings.HasSuffix(host, "."+dom)) {
-				continue
-			}
-			if !strings.HasPrefix(u.Path, cpath) || secure == "TRUE" && u.Scheme != "https" {
-				continue
-			}
-			if exp, err := strconv.ParseInt(expires, 10, 64); err == nil && exp != 0 && exp < time.Now().Unix() {
-				continue
-			}
-			parts = append(parts, name+"="+value)
+	}
+	if c.jar != nil {
+		if h := c.jar.header(u, time.Now()); h != "" {
+			parts = append(parts, h)
 		}
 	}
 	return strings.Join(parts, "; ")

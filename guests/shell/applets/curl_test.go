@@ -497,3 +497,51 @@ func TestWget(t *testing.T) {
 		t.Errorf("bad option: got %d %q", r.status, r.stderr)
 	}
 }
+
+func TestCurlCookieEngine(t *testing.T) {
+	web := newFakeWeb()
+	web.routes["https://a.example.org/login"] = func(wire.HTTPRequest) wire.HTTPResponse {
+		return wire.HTTPResponse{Status: 302, Headers: [][2]string{{"Location", "/home"},
+			{"Set-Cookie", "sid=abc; Path=/; HttpOnly"}, {"Set-Cookie", "wide=1; Domain=example.org; Secure"},
+			{"Set-Cookie", "tld=1; Domain=org"}, {"Set-Cookie", "elsewhere=1; Domain=other.org"},
+			{"Set-Cookie", "deep=1; Path=/deep"}}}
+	}
+	web.routes["https://a.example.org/logout"] = func(wire.HTTPRequest) wire.HTTPResponse {
+		return wire.HTTPResponse{Status: 200, Headers: [][2]string{{"Set-Cookie", "sid=; Max-Age=0"}}}
+	}
+	for _, u := range []string{"https://a.example.org/home", "https://b.example.org/", "http://b.example.org/", "https://other.org/"} {
+		web.routes[u] = echo
+	}
+	cookie := func(i int) string {
+		v, _ := header(web.seen[i], "Cookie")
+		return v
+	}
+	dir := t.TempDir()
+	r := runNetIn(t, dir, web, "", "curl", "-sL", "-c", "jar.txt", "https://a.example.org/login")
+	if r.status != 0 || cookie(1) != "sid=abc; wide=1" {
+		t.Fatalf("status %d, hop cookie %q, %s", r.status, cookie(1), r.stderr)
+	}
+	jar, _ := os.ReadFile(filepath.Join(dir, "jar.txt"))
+	for _, line := range []string{"#HttpOnly_a.example.org\tFALSE\t/\tFALSE\t0\tsid\tabc\n", ".example.org\tTRUE\t/\tTRUE\t0\twide\t1\n",
+		"a.example.org\tFALSE\t/deep\tFALSE\t0\tdeep\t1\n"} {
+		if !strings.Contains(string(jar), line) {
+			t.Errorf("jar lacks %q:\n%s", line, jar)
+		}
+	}
+	if strings.Contains(string(jar), "tld") || strings.Contains(string(jar), "elsewhere") {
+		t.Errorf("jar kept a cookie for a domain the host cannot set:\n%s", jar)
+	}
+	web.seen = nil
+	runNetIn(t, dir, web, "", "curl", "-s", "-b", "jar.txt", "https://b.example.org/", "http://b.example.org/", "https://other.org/")
+	if cookie(0) != "wide=1" || cookie(1) != "" || cookie(2) != "" {
+		t.Errorf("cookies sent: %q %q %q", cookie(0), cookie(1), cookie(2))
+	}
+	web.seen = nil
+	runNetIn(t, dir, web, "", "curl", "-s", "-b", "jar.txt", "-c", "jar.txt", "https://a.example.org/logout", "https://a.example.org/home")
+	if cookie(1) != "wide=1" {
+		t.Errorf("after logout: %q", cookie(1))
+	}
+	if jar, _ := os.ReadFile(filepath.Join(dir, "jar.txt")); strings.Contains(string(jar), "sid") {
+		t.Errorf("an expired cookie stayed in the jar:\n%s", jar)
+	}
+}
