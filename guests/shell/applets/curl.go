@@ -761,11 +761,14 @@ func (c *curlCmd) transient(resp wire.HTTPResponse, err error) bool {
 // requestFailed turns a failed request into curl's status and message.
 func (c *curlCmd) requestFailed(t *curlTransfer, err error) int {
 	var re *hostapi.RefusedError
+	if c.p.ctx().Err() != nil {
+		// Stopped from outside (`timeout`, a cancelled run): a killed
+		// curl says nothing.
+		t.errMsg = "Operation was aborted by an application callback"
+		return curlAborted
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		if c.p.ctx().Err() != nil && c.maxTime == 0 {
-			return c.failWith(t, curlAborted, "Operation was aborted by an application callback")
-		}
 		return c.failWith(t, curlTimeout, fmt.Sprintf("Operation timed out after %d milliseconds with 0 bytes received",
 			time.Since(t.start).Milliseconds()))
 	case errors.Is(err, context.Canceled):

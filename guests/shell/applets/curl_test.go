@@ -545,3 +545,14 @@ func TestCurlCookieEngine(t *testing.T) {
 		t.Errorf("an expired cookie stayed in the jar:\n%s", jar)
 	}
 }
+
+func TestCurlUnderTimeout(t *testing.T) {
+	slow := hostapi.HTTPFunc(func(ctx context.Context, req wire.HTTPRequest) (wire.HTTPResponse, error) {
+		<-ctx.Done()
+		return wire.HTTPResponse{}, ctx.Err()
+	})
+	r := runNet(t, slow, "", "timeout", "0.05", "curl", "https://slow.example/")
+	if r.status != 124 || r.stderr != "" {
+		t.Errorf("got %d %q", r.status, r.stderr)
+	}
+}
