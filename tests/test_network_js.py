@@ -125,8 +125,8 @@ def test_an_http_capability_grants_and_a_wildcard_one_does_not(http: Server):
             return [a, b];
         """)
     assert got[0] == 200 and "refused by the allow check" in got[1] and "max 1 calls" in got[1]
-    everything = Sandbox(network={"allow": [], "allow_private": ["127.0.0.1"]},
-                         capabilities=[MethodCapability(method_pattern="**")])
+    # A rule for another path names the port, so only the grant is missing.
+    everything = Sandbox(network=policy(f"GET {http.url}/nothing"), capabilities=[MethodCapability(method_pattern="**")])
     with everything:
         assert refusal(everything, f"{http.url}/json")["check"] == "allow"
 
@@ -250,3 +250,15 @@ def test_a_tool_named_fetch_still_replaces_the_global(http: Server):
 
     tool = create_sandbox_tool(tools=[fetch], network=policy(f"GET {http.url}/**"))
     assert "from the tool: x" in tool.run("console.log(await fetch({url: 'x'}))", language="javascript")
+
+
+def test_rule_budgets_travel_in_snapshots_and_forks(http: Server):
+    pol = policy({"url": f"{http.url}/json", "max_calls": 1})
+    code = f"return await fetch('{http.url}/json').then(r => r.status, e => e.cause.check)"
+    with Sandbox(network=pol) as sb:
+        assert sb.execute(code) == "200\n"
+        snap = sb.snapshot()
+        with sb.fork() as child:
+            assert child.execute(code) == "max_calls\n"
+    with Sandbox.from_snapshot(snap, network=pol) as restored:
+        assert restored.execute(code) == "max_calls\n"

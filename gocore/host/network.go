@@ -191,14 +191,22 @@ func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
 				_ = r.settle(id, httpRefusal(id, fmt.Errorf("internal error (Go panic): %v", v)))
 			}
 		}()
-		resp, err := n.exec.Do(ctx, prep, deadline)
+		// The body is charged from before it is read (its announced size,
+		// as the host holds it while it encodes the answer) until the
+		// guest takes the answer.
+		reserve := func(body int64) error { return r.holdHTTP(id, body+(body+2)/3*4+1024) }
+		resp, err := n.exec.DoReserving(ctx, prep, deadline, reserve)
 		var a wire.ToolAnswer
+		if err == nil {
+			var body []byte
+			if body, err = json.Marshal(resp); err == nil {
+				a = wire.ToolAnswer{ID: id, OK: true, Result: body}
+				r.holdHTTP(id, int64(len(body))) // what is held now: never more than reserved
+			}
+		}
 		if err != nil {
+			r.releaseHTTP(id)
 			a = httpRefusal(id, err)
-		} else if body, merr := json.Marshal(resp); merr != nil {
-			a = httpRefusal(id, merr)
-		} else {
-			a = wire.ToolAnswer{ID: id, OK: true, Result: body}
 		}
 		_ = r.settle(id, a) // nil, or the run ended and nobody waits
 	}()
@@ -246,4 +254,36 @@ func (r *Run) endRequests() {
 	if r.httpCancel != nil {
 		r.httpCancel()
 	}
+}
+
+// holdHTTP charges an answer of n bytes, held by the host until its guest
+// takes it, against memory_limit together with the tool requests waiting
+// and the other answers not yet taken: a script that starts many large
+// downloads without reading them gets refusals, not a host holding them
+// all.
+//
+// holdHTTP sets request id's charge to n bytes (replacing what it held);
+// it refuses when n is more than the charge held and that would pass the
+// limit.
+func (r *Run) holdHTTP(id, n int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prev := r.httpBytes[id]
+	limit := r.sb.cfg.Limits.MemoryLimit
+	if n > prev && r.outstanding+r.httpHeld-prev+n > limit {
+		return &netpolicy.Refusal{Check: "memory_limit", Reason: fmt.Sprintf("the response (%d bytes as the host holds it) "+
+			"and the %d responses read or being read and not yet taken by the script (%d bytes) would exceed "+
+			"memory_limit=%d; read responses before starting more", n, len(r.httpBytes), r.httpHeld-prev, limit)}
+	}
+	r.httpHeld += n - prev
+	r.httpBytes[id] = n
+	return nil
+}
+
+// releaseHTTP drops request id's charge.
+func (r *Run) releaseHTTP(id int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.httpHeld -= r.httpBytes[id]
+	delete(r.httpBytes, id)
 }

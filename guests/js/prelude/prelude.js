@@ -870,7 +870,14 @@
           const hint = moduleSyntaxHint(e, stack);
           if (hint) return 'SyntaxError: ' + hint + stack;
         }
-        return errorHead(e) + stack;
+        // The cause, as Node shows it: fetch's "fetch failed" says why
+        // only there.
+        let cause = '';
+        try {
+          const c = e.cause;
+          if (c !== undefined) cause = '\n  [cause]: ' + (isError(c) ? errorHead(c) : formatArg(c));
+        } catch (_) { /* getter */ }
+        return errorHead(e) + stack + cause;
       }
       try { return formatArg(e); } catch (_) { return safeString(e); }
     },
