@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from amla_sandbox import Sandbox
+from amla_sandbox import HttpRule, NetworkPolicy, Sandbox, create_sandbox_tool
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _netserver import Server, serve  # noqa: E402
@@ -122,6 +122,14 @@ def test_a_refused_verb_names_the_rule(http: Server):
     assert status == 7 and out == ""
     assert err.startswith("curl: (7) network policy: refused by the allow check") and rule in err, err
     assert wstatus == 4 and "refused by the allow check" in werr
+
+
+def test_the_langchain_tool_with_a_network_policy(http: Server):
+    rule = HttpRule(f"{http.url}/json")
+    tool = create_sandbox_tool(network=NetworkPolicy(allow=[rule], allow_private=["127.0.0.1"]))
+    out = tool.run(f"curl -s {http.url}/json | jq .n; curl -sS -X POST {http.url}/json; echo status=$?", language="shell")
+    assert out.startswith("1\nstatus=7\n"), out
+    assert f"curl: (7) network policy: refused by the allow check: no rule allows this request; rules: GET {http.url}/json" in out
 
 
 def test_no_network_policy_refuses_every_request(http: Server):
