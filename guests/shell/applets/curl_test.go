@@ -492,6 +492,14 @@ func TestWget(t *testing.T) {
 	if r.status != 4 || !strings.Contains(r.stderr, "refused by the allow check") {
 		t.Errorf("refused: got %d %q", r.status, r.stderr)
 	}
+	web.seen = nil
+	r = runNet(t, web, "", "wget", "-q", "--spider", "https://x.example/files/report.txt")
+	if entries, _ := os.ReadDir(r.dir); r.status != 0 || web.seen[0].Method != "HEAD" || len(entries) != 0 {
+		t.Errorf("--spider: got %d %s, %d files", r.status, web.seen[0].Method, len(entries))
+	}
+	if r = runNet(t, web, "", "wget", "-q", "--spider", "https://x.example/gone"); r.status != 8 {
+		t.Errorf("--spider 404: got %d", r.status)
+	}
 	r = runNet(t, web, "", "wget", "--bogus", "https://x.example/")
 	if r.status != 2 || !strings.HasPrefix(r.stderr, "wget: unrecognized option '--bogus'\nUsage: wget") {
 		t.Errorf("bad option: got %d %q", r.status, r.stderr)

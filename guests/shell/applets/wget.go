@@ -44,7 +44,7 @@ var wgetSpec = flagSpec{
 		"user:": "user", "password:": "password", "http-user:": "user", "http-password:": "password",
 		"content-on-error": "content-on-error", "help": "h", "version": "V",
 		"compression:": "compression", "no-clobber": "no-clobber", "continue": "c",
-		"auth-no-challenge": "auth-no-challenge", "referer:": "referer",
+		"auth-no-challenge": "auth-no-challenge", "referer:": "referer", "spider": "spider",
 	},
 }
 
@@ -70,6 +70,7 @@ type wgetCmd struct {
 	contentOnError bool
 	noClobber      bool
 	continueFile   bool
+	spider         bool
 	referer        string
 }
 
@@ -161,6 +162,8 @@ func wgetApplet(p *Proc, args []string) int {
 			w.noClobber = true
 		case "c":
 			w.continueFile = true
+		case "spider":
+			w.spider = true
 		case "referer":
 			w.referer = o.val
 		case "h":
@@ -177,6 +180,9 @@ func wgetApplet(p *Proc, args []string) int {
 	}
 	if w.method == "" {
 		w.method = "GET"
+		if w.spider {
+			w.method = "HEAD"
+		}
 	}
 	// -O FILE is one file for every URL, created (and emptied) before the
 	// first request, as GNU wget does.
@@ -219,6 +225,7 @@ Usage: wget [OPTION]... [URL]...
        --max-redirect=NUM        maximum redirections allowed per page (20)
        --user=USER --password=PASS  Basic authentication
        --content-on-error        output the received content on server errors
+       --spider                  check that the URL exists (a HEAD request); save nothing
 Requests go through the host, which applies the sandbox's network policy.
 `
 
@@ -300,6 +307,10 @@ func (w *wgetCmd) fetch(raw string, shared io.WriteCloser) int {
 			if !w.contentOnError {
 				return wgetServer
 			}
+		}
+		if w.spider {
+			w.logf(true, "Remote file exists.\n\n")
+			return wgetOK
 		}
 		// The file is named after the URL given, not where redirects led
 		// (GNU wget without --trust-server-names).
