@@ -22,6 +22,7 @@ none of them unless the application opts in with
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 import threading
@@ -206,6 +207,8 @@ def _call_kind(method: str, mcp_methods: frozenset[str]) -> str:
 def _call_outcome(call: ToolCallRecord) -> str:
     if call.ok:
         return "ok"
+    if call.approval == "pending":
+        return "pending"
     if call.check:
         return "refused"
     return "error"
@@ -220,12 +223,14 @@ def _record(rt: Runtime, language: str, started: tuple[Any, int], result: RunRes
     outcome = _outcome(result)
     inst = _instruments()
     if inst is not None:
-        attrs = {"amla.language": language, "amla.run.outcome": outcome}
-        inst.runs.add(1, attrs)
-        inst.duration.record(result.duration_ms / 1000, attrs)
+        labels = {"amla.language": language, "amla.run.outcome": outcome}
+        inst.runs.add(1, labels)
+        inst.duration.record(result.duration_ms / 1000, labels)
         for call in result.tool_calls:
-            inst.tool_calls.add(1, {"amla.tool.kind": _call_kind(call.method, rt._mcp_methods), "amla.tool.outcome": _call_outcome(call)})
-            if call.check:
+            kind = _call_kind(call.method, rt._mcp_methods)
+            call_outcome = _call_outcome(call)
+            inst.tool_calls.add(1, {"amla.tool.kind": kind, "amla.tool.outcome": call_outcome})
+            if call_outcome == "refused":
                 inst.refusals.add(1, {"amla.refusal.check": call.check, "amla.refusal.rule": call.rule or ""})
     tracer = _tracer()
     if tracer is None:
@@ -281,16 +286,15 @@ def _record(rt: Runtime, language: str, started: tuple[Any, int], result: RunRes
         else:
             name = f"amla.{'mcp_call' if kind == 'mcp' else 'tool_call'} {call.method}"
         if values:
-            import json
-
             attrs["amla.tool.params"] = json.dumps(call.params, default=str)
             if call.params_truncated:
                 attrs["amla.tool.params_truncated"] = True
             if call.error:
                 attrs["amla.tool.error"] = call.error
         child = tracer.start_span(name, context=inside, kind=SpanKind.INTERNAL, start_time=start, attributes=attrs)
-        if not call.ok and call.approval != "pending":
-            child.set_status(Status(StatusCode.ERROR, (call.error or call.code or "") if values else (call.check or call.code or "error")))
+        if not call.ok and call.approval != "pending":  # a paused call has not failed
+            why = (call.error or call.code or "") if values else (call.check or call.code or "error")
+            child.set_status(Status(StatusCode.ERROR, why))
         child.end(end_time=min(max(start + int(call.duration_ms * 1_000_000), start), max(end, start)))
     span.end(end_time=end)
 

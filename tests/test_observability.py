@@ -259,7 +259,7 @@ def test_a_run_paused_for_approval() -> None:
     assert [k.name for k in kids] == ["amla.tool_call mcp:add", "amla.tool_call mcp:pay"]
     p = dict(kids[1].attributes)
     assert (p["amla.approval"], p["amla.grant"], p["amla.refusal.check"]) == ("pending", "mcp:pay", "approval")
-    assert kids[1].status.is_unset
+    assert p["amla.tool.outcome"] == "pending" and kids[1].status.is_unset
 
 
 def test_http_requests_are_spans_with_the_rule_that_allowed_or_refused_them() -> None:
