@@ -207,6 +207,9 @@ class Sandbox:
             raise
         if self._audit_collector is not None:
             self._runtime.set_audit_collector(self._audit_collector)
+        if self._mcp is not None:
+            # Traces tell MCP servers' calls from Python tools' by method.
+            self._runtime._mcp_methods = frozenset(d.method for d in self._mcp.definitions)
         try:
             _durable.set_key(self._runtime, self._durable_key)
         except BaseException:

@@ -234,8 +234,13 @@ class SandboxServer:
             sandbox, temporary = await self._session_sandbox(ctx)
         except Exception as e:
             return _result_of("error", error=f"could not make a sandbox: {e}")
+        from ..observability import remote_parent
+
         try:
-            return await self._run(ctx, sandbox, lang, code)
+            # The run's span joins the client's trace (its `_meta`
+            # traceparent) when no span of the request is current already.
+            with remote_parent(getattr(params, "meta", None)):
+                return await self._run(ctx, sandbox, lang, code)
         finally:
             if temporary:
                 sandbox.close()

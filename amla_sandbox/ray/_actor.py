@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from amla_sandbox.bash_tool import create_sandbox_tool
+from amla_sandbox.observability import remote_parent
 from amla_sandbox.ray._protocol import (
     ActorConfig,
     CallsIssued,
@@ -84,6 +85,7 @@ class _Run:
         replay: list[ToolCall],
         local: frozenset[str],
         record: bool,
+        trace: dict[str, str] | None = None,
     ) -> None:
         self.session = session
         self.code = code
@@ -92,6 +94,8 @@ class _Run:
         self.replay = replay
         self.local = local
         self.record = record
+        # The pool's caller's trace context (W3C headers), for the run's span.
+        self.trace = trace
         self.index = 0  # tool calls seen so far in this attempt
         self.loop = asyncio.get_running_loop()
         self.events: asyncio.Queue[tuple[Event, bytes | None]] = asyncio.Queue()
@@ -127,9 +131,10 @@ class _Run:
             try:
                 # Runtime._run_sync is the loop Sandbox.execute()/shell() use;
                 # `_batch` gets the requests the script issued together.
-                res = rt._run_sync(
-                    self.code, self.language, sb._pipeline.call_sync, None, self.stdin, handle_many=self._batch
-                )
+                with remote_parent(self.trace):
+                    res = rt._run_sync(
+                        self.code, self.language, sb._pipeline.call_sync, None, self.stdin, handle_many=self._batch
+                    )
                 outcome = RunFinished(stdout=res.stdout, stderr=res.stderr, error=None, success=True)
             except _Stop:
                 self._post(RunStopped(self.stopping or "stopped"))
@@ -304,15 +309,18 @@ class SandboxActor:
         replay: list[ToolCall],
         open_spec: SessionSpec | None,
         snapshot: bytes | None,
+        trace: dict[str, str] | None = None,
     ) -> tuple[Event, bytes | None]:
         """Start a run (opening the session first when `open_spec` is given,
         from `snapshot` if that is not None); return its first event and,
-        with `RunFinished`, the session's snapshot after it."""
+        with `RunFinished`, the session's snapshot after it. `trace` is the
+        pool's caller's trace context (W3C headers), which the run's span
+        joins."""
         if self._closing:
             return RunStopped("the pool is closing"), None
         if open_spec is not None:
             await self._in_thread(self._open, sid, open_spec, snapshot)
-        run = _Run(self._session(sid), code, language, stdin, replay, self._local, self._recover)
+        run = _Run(self._session(sid), code, language, stdin, replay, self._local, self._recover, trace)
         self._runs[run_id] = run
         self._threads.submit(run.body)
         return await self._next(run_id, run)

@@ -23,6 +23,7 @@ from ray.exceptions import GetTimeoutError, ObjectLostError, RayActorError, RayT
 
 from amla_sandbox._language import normalize_language
 from amla_sandbox.bash_tool import create_sandbox_tool
+from amla_sandbox.observability import carrier
 from amla_sandbox.ray._actor import SandboxActor
 from amla_sandbox.ray._protocol import (
     ActorConfig,
@@ -528,6 +529,8 @@ class SandboxPool:
         journal: list[ToolCall] = []  # every answered call of this run, in the order the script got them
         start = state.snapshot  # the session before this run
         failures = 0
+        # The caller's trace context: the run's span in the actor joins it.
+        trace = carrier()
         while True:
             slot, actor, opening = self._place(state)
             run_id = uuid.uuid4().hex
@@ -542,6 +545,7 @@ class SandboxPool:
                     journal,
                     state.spec if opening else None,
                     start if opening else None,
+                    trace,
                 )
                 event = yield _Await(ev_ref)
                 begun = True

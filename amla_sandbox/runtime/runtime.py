@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from .. import _wasm
+from .. import observability as _obs
 from .._language import normalize_language
 from .cache import default_wasm_path, get_cache_dir, get_precompiled_path, precompile_module, sandbox_cache_config
 from .cache import resolve_wasm as _resolve_wasm
@@ -137,6 +138,21 @@ class ToolCallRecord:
     error: str | None = None
     code: str | None = None
     params_truncated: bool = False
+    # When the script made the call, in ms from the run's start.
+    started_ms: float = 0.0
+    # What allowed the call: the capability's method pattern, or the
+    # network policy rule's text (None when it was refused).
+    grant: str | None = None
+    # What refused it, when the sandbox did (not its handler): the check
+    # ("capability", "constraint", "max_calls", "pca", "approval",
+    # "request", "memory_limit", or a network policy check) and its rule
+    # (a capability pattern or key, a network rule's text), if any.
+    check: str | None = None
+    rule: str | None = None
+    # The approver's decision: "none" (the grant asks for none),
+    # "approved", "refused", "no_approver", or "pending" (the run paused
+    # on this call: docs/durable.md).
+    approval: str = "none"
 
 
 @dataclass
@@ -172,6 +188,11 @@ class RunResult:
                 error=c.get("error") or None,
                 code=c.get("code") or None,
                 params_truncated=bool(c.get("params_truncated")),
+                started_ms=float(c.get("started_ms", 0.0)),
+                grant=c.get("grant") or None,
+                check=c.get("check") or None,
+                rule=c.get("rule") or None,
+                approval=c.get("approval") or "none",
             )
             for c in d.get("tool_calls") or []
         ]
@@ -306,6 +327,10 @@ class _Run:
     # A durable run (journaled, replayed, or asking for approvals): what
     # its end fetches (amla_sandbox/durable.py).
     durable: Any = None
+    language: str = ""
+    # Its trace's parent context and start time when telemetry is on
+    # (amla_sandbox/observability.py).
+    trace: Any = None
 
 
 class Runtime:
@@ -314,6 +339,8 @@ class Runtime:
 
     # Durable sessions' settings (amla_sandbox/durable.py), set by Sandbox.
     _durability: Any = None
+    # The methods of mounted MCP servers' tools (traces tell them apart).
+    _mcp_methods: frozenset[str] = frozenset()
 
     def __init__(self, config: RuntimeConfig) -> None:
         self._config = config
@@ -377,6 +404,7 @@ class Runtime:
             }
         )
         self._finalizer = weakref.finalize(self, _release, self._handle)
+        _obs.sandbox_opened(self)
         self._pipeline = ToolPipeline(
             config.tool_handler, strip_prefix=False, no_handler="No tool handler configured", show_params=False
         )
@@ -545,6 +573,7 @@ class Runtime:
             self._cancel(previous)
         from .. import durable
 
+        trace = _obs.run_started()
         started = durable.start(
             self, language, safe_text(code), safe_text(stdin or ""), stdin is not None, on_output is not None, replay
         )
@@ -554,7 +583,7 @@ class Runtime:
             run_id, kept = _core.sandbox_start(
                 self._handle, language, safe_text(code), safe_text(stdin or ""), stdin is not None, on_output is not None
             ), None
-        self._run = _Run(run_id, on_output, durable=kept)
+        self._run = _Run(run_id, on_output, durable=kept, language=language, trace=trace)
         self._audit("command_create", {"language": language, "code_bytes": len(code)})
 
     def _step(self, run: _Run, take: bool, timeout_ms: int = _STEP_MS) -> dict[str, Any]:
@@ -590,6 +619,8 @@ class Runtime:
             finish(self, run, last)
         run.running = False
         run.on_output = None
+        if run.trace is not None:
+            _obs.run_finished(self, run, last)
         for call in last.tool_calls:
             self._audit(
                 "tool_call",

@@ -52,6 +52,13 @@ func (p *Policy) CapBudgets(left map[string]int64) {
 // is spent at the check, approved or not: approval narrows what a
 // capability allows, it never adds calls.
 func (p *Policy) AuthorizeCall(method string, params json.RawMessage) (needsApproval bool, err error) {
+	_, needsApproval, err = p.AuthorizeGrant(method, params)
+	return needsApproval, err
+}
+
+// AuthorizeGrant is AuthorizeCall that also names the grant: the method
+// pattern of the capability that allowed the call (a run records it).
+func (p *Policy) AuthorizeGrant(method string, params json.RawMessage) (pattern string, needsApproval bool, err error) {
 	c, err := p.decideCap(method, func() any {
 		v, err := ParseJSON(params)
 		if err != nil {
@@ -60,17 +67,17 @@ func (p *Policy) AuthorizeCall(method string, params json.RawMessage) (needsAppr
 		return v
 	}, true, "")
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
-	return c.RequiresApproval, nil
+	return c.MethodPattern, c.RequiresApproval, nil
 }
 
-// AuthorizeExplicit is AuthorizeCall restricted to the capabilities whose
+// AuthorizeExplicit is AuthorizeGrant restricted to the capabilities whose
 // method pattern starts with prefix, literally: a call of a kind that only
 // an explicit grant may open (an HTTP request, prefix "http/") is never
 // allowed by a pattern that matches everything, such as "**" or "*/**".
 // It reports whether any capability has such a pattern.
-func (p *Policy) AuthorizeExplicit(prefix, method string, params json.RawMessage) (needsApproval, explicit bool, err error) {
+func (p *Policy) AuthorizeExplicit(prefix, method string, params json.RawMessage) (pattern string, needsApproval, explicit bool, err error) {
 	p.mu.Lock()
 	for _, c := range p.caps {
 		if strings.HasPrefix(c.MethodPattern, prefix) {
@@ -80,7 +87,7 @@ func (p *Policy) AuthorizeExplicit(prefix, method string, params json.RawMessage
 	}
 	p.mu.Unlock()
 	if !explicit {
-		return false, false, nil
+		return "", false, false, nil
 	}
 	c, err := p.decideCap(method, func() any {
 		v, err := ParseJSON(params)
@@ -90,9 +97,9 @@ func (p *Policy) AuthorizeExplicit(prefix, method string, params json.RawMessage
 		return v
 	}, true, prefix)
 	if err != nil {
-		return false, true, err
+		return "", false, true, err
 	}
-	return c.RequiresApproval, true, nil
+	return c.MethodPattern, c.RequiresApproval, true, nil
 }
 
 // ExplicitPatterns are the method patterns of the capabilities that start

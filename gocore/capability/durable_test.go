@@ -111,17 +111,58 @@ func TestAuthorizeExplicit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		p := NewPolicy(tc.caps)
-		_, explicit, err := p.AuthorizeExplicit("http/", tc.method, nil)
+		_, _, explicit, err := p.AuthorizeExplicit("http/", tc.method, nil)
 		// Without an explicit capability nothing is decided (and nothing allowed).
 		if explicit != tc.explicit || (explicit && err == nil) != tc.allowed {
 			t.Errorf("%s: explicit=%v err=%v, want explicit=%v allowed=%v", tc.name, explicit, err, tc.explicit, tc.allowed)
 		}
 	}
 	p := NewPolicy([]MethodCapability{{MethodPattern: "http/GET/h/**", MaxCalls: &one}})
-	if _, _, err := p.AuthorizeExplicit("http/", "http/GET/h/x", nil); err != nil {
+	if _, _, _, err := p.AuthorizeExplicit("http/", "http/GET/h/x", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := p.AuthorizeExplicit("http/", "http/GET/h/x", nil); err == nil {
+	if _, _, _, err := p.AuthorizeExplicit("http/", "http/GET/h/x", nil); err == nil {
 		t.Fatal("a spent explicit budget allowed a second call")
+	}
+}
+
+// AuthorizeGrant names the pattern that allowed a call; a refusal names
+// its check and rule (Refusal), which a run's records carry.
+func TestAuthorizeGrantAndRefusal(t *testing.T) {
+	p := NewPolicy([]MethodCapability{
+		{MethodPattern: "pay", MaxCalls: limit(1), Constraints: ConstraintSet{LE("amount", 100)}},
+		{MethodPattern: "read/*"},
+	})
+	tests := []struct {
+		method, params string
+		grant          string
+		check, rule    string
+	}{
+		{"read/x", `{}`, "read/*", "", ""},
+		{"pay", `{"amount": 500}`, "", CheckConstraint, "pay"},
+		{"pay", `{"amount": 50}`, "pay", "", ""},
+		{"pay", `{"amount": 50}`, "", CheckMaxCalls, "cap:tool-call:pay"},
+		{"other", `{}`, "", CheckCapability, ""},
+	}
+	for i, tt := range tests {
+		grant, _, err := p.AuthorizeGrant(tt.method, json.RawMessage(tt.params))
+		if grant != tt.grant || (err == nil) != (tt.check == "") {
+			t.Fatalf("call %d %s: grant %q err %v; want grant %q", i, tt.method, grant, err, tt.grant)
+		}
+		if err == nil {
+			continue
+		}
+		named, ok := err.(interface{ Refusal() (string, string) })
+		if !ok {
+			t.Fatalf("call %d: %T names no refusal", i, err)
+		}
+		if check, rule := named.Refusal(); check != tt.check || rule != tt.rule {
+			t.Errorf("call %d %s: refusal (%q, %q), want (%q, %q)", i, tt.method, check, rule, tt.check, tt.rule)
+		}
+	}
+	p.SetGrants([]string{"read/*"})
+	_, _, err := p.AuthorizeGrant("pay", json.RawMessage(`{}`))
+	if ce, ok := err.(*CapabilityError); !ok || ce.Check != CheckPCA {
+		t.Fatalf("a method the PCA does not grant: %v, want a refusal by the pca check", err)
 	}
 }

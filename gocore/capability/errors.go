@@ -62,16 +62,45 @@ func (e *UnknownTypeError) Error() string { return "Unknown constraint type: " +
 type CapabilityError struct {
 	Message string
 	Cause   error
+	// Check names what refused the call, for a run's records and traces:
+	// CheckPCA, CheckConstraint or CheckCapability (empty: CheckCapability).
+	// Pattern is the capability pattern whose constraint failed (the first
+	// one, when several did).
+	Check   string
+	Pattern string
 }
+
+// The checks a Policy refuses calls by (CapabilityError.Check, and
+// CheckMaxCalls for a CallLimitExceededError).
+const (
+	CheckPCA        = "pca"        // the PCA grants no pattern that matches the method
+	CheckCapability = "capability" // no capability's pattern matches the method
+	CheckConstraint = "constraint" // a capability matched, its constraints failed
+	CheckMaxCalls   = "max_calls"  // every matching capability's budget is spent
+)
 
 func (e *CapabilityError) Error() string { return e.Message }
 func (e *CapabilityError) Unwrap() error { return e.Cause }
+
+// Refusal names the check that refused the call and the rule it applied
+// (the capability pattern), for a run's records.
+func (e *CapabilityError) Refusal() (check, rule string) {
+	if e.Check == "" {
+		return CheckCapability, e.Pattern
+	}
+	return e.Check, e.Pattern
+}
 
 // CallLimitExceededError: every capability that would authorise the call
 // has used up its budget. In Python it is a subclass of CapabilityError.
 type CallLimitExceededError struct {
 	CapabilityKey string
 	MaxCalls      int64
+}
+
+// Refusal names the check (max_calls) and the spent capability's key.
+func (e *CallLimitExceededError) Refusal() (check, rule string) {
+	return CheckMaxCalls, e.CapabilityKey
 }
 
 func (e *CallLimitExceededError) Error() string {

@@ -202,6 +202,7 @@ func (p *Policy) decideCap(method string, load func() any, consume bool, prefix 
 	if p.grants != nil && !matchesAny(method, p.grants) {
 		return nil, &CapabilityError{
 			Message: "PCA does not grant method '" + method + "'. Granted patterns: " + reprStrings(p.grants),
+			Check:   CheckPCA,
 		}
 	}
 
@@ -255,6 +256,8 @@ func (p *Policy) decideCap(method string, load func() any, consume bool, prefix 
 		return nil, &CapabilityError{
 			Message: "Method '" + method + "' matched pattern '" + f.pattern + "' but failed constraint check: " + f.message,
 			Cause:   f.cause,
+			Check:   CheckConstraint,
+			Pattern: f.pattern,
 		}
 	case len(failures) > 1:
 		parts := make([]string, len(failures))
@@ -264,6 +267,8 @@ func (p *Policy) decideCap(method string, load func() any, consume bool, prefix 
 		return nil, &CapabilityError{
 			Message: "Method '" + method + "' matched patterns but failed constraint checks: " + strings.Join(parts, "; "),
 			Cause:   failures[0].cause,
+			Check:   CheckConstraint,
+			Pattern: failures[0].pattern,
 		}
 	}
 	patterns := make([]string, 0, len(p.caps))
@@ -274,6 +279,7 @@ func (p *Policy) decideCap(method string, load func() any, consume bool, prefix 
 	}
 	return nil, &CapabilityError{
 		Message: "No capability authorizes method '" + method + "'. Available patterns: " + reprStrings(patterns),
+		Check:   CheckCapability,
 	}
 }
 

@@ -23,25 +23,32 @@ type ApprovalAuthorizer interface {
 	AuthorizeCall(method string, params json.RawMessage) (needsApproval bool, err error)
 }
 
-func authorizeWithApproval(a Authorizer, method string, params json.RawMessage) (bool, error) {
-	if aa, ok := a.(ApprovalAuthorizer); ok {
-		return aa.AuthorizeCall(method, params)
+// authorizeWithApproval decides a call by a: the grant (the pattern that
+// allowed it, when a names it), and whether it requires approval.
+func authorizeWithApproval(a Authorizer, method string, params json.RawMessage) (string, bool, error) {
+	switch aa := a.(type) {
+	case GrantAuthorizer:
+		return aa.AuthorizeGrant(method, params)
+	case ApprovalAuthorizer:
+		needs, err := aa.AuthorizeCall(method, params)
+		return "", needs, err
 	}
-	return false, a.Authorize(method, params)
+	return "", false, a.Authorize(method, params)
 }
 
 // approvalError is the permission error a script sees for a call that was
-// not approved.
-type approvalError struct{ msg string }
+// not approved; outcome is the decision (wire.ApprovalRefused or
+// wire.ApprovalNoApprover).
+type approvalError struct{ msg, outcome string }
 
 func (e *approvalError) Error() string { return e.msg }
 
 func errApprovalRefused(method string) error {
-	return &approvalError{fmt.Sprintf("Tool call '%s' was not approved: the approver refused it", method)}
+	return &approvalError{fmt.Sprintf("Tool call '%s' was not approved: the approver refused it", method), wire.ApprovalRefused}
 }
 
 func errNoApprover(method string) error {
-	return &approvalError{fmt.Sprintf("Tool call '%s' requires approval, and this sandbox has no approval_handler and does not pause for approval", method)}
+	return &approvalError{fmt.Sprintf("Tool call '%s' requires approval, and this sandbox has no approval_handler and does not pause for approval", method), wire.ApprovalNoApprover}
 }
 
 // approvalWait is a call waiting for the driver's decision.

@@ -42,7 +42,7 @@ import (
 // AuthorizeExplicit): explicit reports whether any capability has a
 // pattern starting with prefix.
 type ExplicitAuthorizer interface {
-	AuthorizeExplicit(prefix, method string, params json.RawMessage) (needsApproval, explicit bool, err error)
+	AuthorizeExplicit(prefix, method string, params json.RawMessage) (pattern string, needsApproval, explicit bool, err error)
 	// ExplicitPatterns are the method patterns that start with prefix.
 	ExplicitPatterns(prefix string) []string
 }
@@ -125,11 +125,14 @@ func httpRefusal(id int64, err error) wire.ToolAnswer {
 // the guest's wire.HTTPRequest.
 func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
 	r := p.run
-	refuse := func(method string, shown json.RawMessage, err error) (int64, error) {
+	refuseWith := func(method string, shown json.RawMessage, err error, v verdict) (int64, error) {
 		r.mu.Lock()
-		r.answerNow(p, id, method, shown, httpRefusal(id, err))
+		r.answerNow(p, id, method, shown, httpRefusal(id, err), v)
 		r.mu.Unlock()
 		return id, nil
+	}
+	refuse := func(method string, shown json.RawMessage, err error) (int64, error) {
+		return refuseWith(method, shown, err, refusedBy(err))
 	}
 	var req wire.HTTPRequest
 	dec := json.NewDecoder(strings.NewReader(string(params)))
@@ -157,8 +160,9 @@ func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
 	if err != nil {
 		return refuse(wire.MethodHTTP, json.RawMessage("{}"), err)
 	}
-	decide := func() (bool, error) { return r.sb.grantHTTP(prep) }
-	if err := p.authorizeCallWith(id, prep.Method, prep.Params, decide); err != nil {
+	decide := func() (string, bool, error) { return r.sb.grantHTTP(prep) }
+	v, err := p.authorizeCallWith(id, prep.Method, prep.Params, decide)
+	if err != nil {
 		if err == errStopped {
 			return id, err
 		}
@@ -169,16 +173,13 @@ func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
 			}
 			err = &netpolicy.Refusal{Check: check, Value: prep.URL, Reason: err.Error()}
 		}
-		return refuse(prep.Method, prep.Params, err)
+		return refuseWith(prep.Method, prep.Params, err, v)
 	}
-	if p.replayedRequest(id, wire.ToolRequest{Method: prep.Method, Params: prep.Params}) {
+	if p.replayedRequest(id, wire.ToolRequest{Method: prep.Method, Params: prep.Params}, v) {
 		return id, nil
 	}
 	r.mu.Lock()
-	shown, cut := preview(prep.Params)
-	r.calls = append(r.calls, wire.ToolCall{ID: id, Method: prep.Method, Params: shown, ParamsTruncated: cut})
-	r.callIdx[id] = len(r.calls) - 1
-	r.callStart[id] = time.Now()
+	r.addCall(id, prep.Method, prep.Params, v)
 	r.owner[id] = p
 	p.pending[id] = true
 	ctx, stop := context.WithCancel(r.httpContext())
@@ -222,18 +223,19 @@ func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
 
 // grantHTTP decides an HTTP request that passed the floor: by the
 // sandbox's explicit HTTP capabilities first, then by the policy's allow
-// rules. It spends the budget of whichever allowed it and says whether
-// that grant requires approval.
-func (s *Sandbox) grantHTTP(prep *netpolicy.Prepared) (bool, error) {
+// rules. It spends the budget of whichever allowed it, names it (the
+// capability's pattern or the rule's text) and says whether that grant
+// requires approval.
+func (s *Sandbox) grantHTTP(prep *netpolicy.Prepared) (string, bool, error) {
 	pol := s.net.policy
 	var capErr error
 	if ea, ok := s.cfg.Authorizer.(ExplicitAuthorizer); ok {
-		needs, explicit, err := ea.AuthorizeExplicit(httpPrefix, prep.Method, prep.Params)
+		pattern, needs, explicit, err := ea.AuthorizeExplicit(httpPrefix, prep.Method, prep.Params)
 		if explicit && err == nil {
 			if perr := pol.Permit(prep); perr != nil {
-				return false, perr
+				return "", false, perr
 			}
-			return needs, nil
+			return pattern, needs, nil
 		}
 		capErr = err
 	}
@@ -242,9 +244,13 @@ func (s *Sandbox) grantHTTP(prep *netpolicy.Prepared) (bool, error) {
 		if ref, ok := netpolicy.AsRefusal(err); ok && capErr != nil {
 			ref.Reason += "; the sandbox's HTTP capabilities refused it too: " + capErr.Error()
 		}
-		return false, err
+		return "", false, err
 	}
-	return d.RequireApproval, nil
+	grant := ""
+	if d.Rule != nil {
+		grant = d.Rule.Text
+	}
+	return grant, d.RequireApproval, nil
 }
 
 // httpContext is the context of the run's requests, cancelled when the
@@ -304,14 +310,16 @@ func (p *proc) cancelHTTP(id int64, params json.RawMessage) (int64, error) {
 		ID int64 `json:"id"`
 	}
 	answer := wire.ToolAnswer{ID: id, OK: true, Result: json.RawMessage("null")}
+	var v verdict
 	if err := json.Unmarshal(params, &req); err != nil {
 		answer = wire.ToolAnswer{ID: id, Code: wire.CodeInvalidRequest, Error: "http_cancel: params must be {\"id\": <request id>}"}
+		v.check = checkRequest
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if stop, ok := r.httpStop[req.ID]; ok && r.owner[req.ID] == p {
 		stop()
 	}
-	r.answerNow(p, id, wire.MethodHTTPCancel, params, answer)
+	r.answerNow(p, id, wire.MethodHTTPCancel, params, answer, v)
 	return id, nil
 }

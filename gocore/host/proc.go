@@ -516,17 +516,18 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 			Error: fmt.Sprintf("Execution exceeded maximum steps (%d)", max)})
 		return id, errStopped
 	}
-	refuse := func(code, msg string) (int64, error) {
+	refuse := func(code, msg string, v verdict) (int64, error) {
 		r.mu.Lock()
-		r.answerNow(p, id, req.Method, req.Params, wire.ToolAnswer{ID: id, Code: code, Error: msg})
+		r.answerNow(p, id, req.Method, req.Params, wire.ToolAnswer{ID: id, Code: code, Error: msg}, v)
 		r.mu.Unlock()
 		return id, nil
 	}
+	badRequest := verdict{check: checkRequest}
 	if decodeErr != nil {
-		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: "+decodeErr.Error())
+		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: "+decodeErr.Error(), badRequest)
 	}
 	if methodErr != nil {
-		return refuse(wire.CodeInvalidRequest, methodErr.Error())
+		return refuse(wire.CodeInvalidRequest, methodErr.Error(), badRequest)
 	}
 	if req.Method == wire.MethodHTTP {
 		return p.submitHTTP(id, req.Params)
@@ -535,21 +536,22 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 		return p.cancelHTTP(id, req.Params)
 	}
 	if err := checkPayload([]byte(strconv.Quote(req.Method))); err != nil || strings.ContainsRune(req.Method, 0) {
-		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: the tool name is not text Python can take")
+		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: the tool name is not text Python can take", badRequest)
 	}
 	if err := r.sb.checkMethod(req.Method); err != nil {
-		return refuse(wire.CodeInvalidRequest, err.Error())
+		return refuse(wire.CodeInvalidRequest, err.Error(), badRequest)
 	}
 	if err := checkPayload(req.Params); err != nil {
-		return refuse(wire.CodeInvalidRequest, err.Error())
+		return refuse(wire.CodeInvalidRequest, err.Error(), badRequest)
 	}
-	if err := p.authorizeCall(id, req.Method, req.Params); err != nil {
+	v, err := p.authorizeCall(id, req.Method, req.Params)
+	if err != nil {
 		if errors.Is(err, errStopped) {
 			return id, err
 		}
-		return refuse(wire.CodePermissionDenied, err.Error())
+		return refuse(wire.CodePermissionDenied, err.Error(), v)
 	}
-	if p.replayedRequest(id, req) {
+	if p.replayedRequest(id, req, v) {
 		return id, nil
 	}
 	r.mu.Lock()
@@ -564,15 +566,13 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 			Error: fmt.Sprintf("Tool request refused: its params (%d bytes of JSON, %d bytes of host memory while it waits), "+
 				"the %d tool calls still waiting for answers (%d bytes) "+
 				"and the script's memory (%d bytes) would exceed memory_limit=%d; await earlier calls before making more",
-				len(req.Params), size, len(r.reqBytes), r.outstanding, held, limit)})
+				len(req.Params), size, len(r.reqBytes), r.outstanding, held, limit)},
+			verdict{grant: v.grant, check: checkMemory, approval: v.approval})
 		return id, nil
 	}
 	r.outstanding += size
 	r.reqBytes[id] = size
-	shown, cut := preview(req.Params)
-	r.calls = append(r.calls, wire.ToolCall{ID: id, Method: req.Method, Params: shown, ParamsTruncated: cut})
-	r.callIdx[id] = len(r.calls) - 1
-	r.callStart[id] = time.Now()
+	r.addCall(id, req.Method, req.Params, v)
 	r.owner[id] = p
 	p.pending[id] = true
 	r.queue = append(r.queue, wire.Event{Kind: wire.EventRequest, ID: id, Method: req.Method, Params: req.Params})
@@ -580,15 +580,17 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	return id, nil
 }
 
-// answerNow records and delivers an answer decided by the host. mu must
-// be held.
-func (r *Run) answerNow(p *proc, id int64, method string, params json.RawMessage, a wire.ToolAnswer) {
+// answerNow records and delivers an answer decided by the host; v is why
+// (for the record). mu must be held.
+func (r *Run) answerNow(p *proc, id int64, method string, params json.RawMessage, a wire.ToolAnswer, v verdict) {
 	shown, cut := preview(params)
 	if len(shown) == 0 {
 		shown = json.RawMessage("null")
 	}
-	r.calls = append(r.calls, wire.ToolCall{ID: id, Method: method, Params: shown, ParamsTruncated: cut,
-		Code: a.Code, Error: a.Error})
+	c := wire.ToolCall{ID: id, Method: method, Params: shown, ParamsTruncated: cut,
+		OK: a.OK, Code: a.Code, Error: a.Error, StartedMS: r.sinceStart()}
+	v.apply(&c)
+	r.calls = append(r.calls, c)
 	p.answers = append(p.answers, a)
 }
 

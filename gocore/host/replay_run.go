@@ -150,38 +150,58 @@ func describeCall(id int64, method string, params []byte) string {
 
 // authorizeCall is the capability check of a tool call, and in a durable
 // run the journaling of its outcome and its approval. It returns the
-// denial the script sees, or errStopped when the run stopped (a pause, a
-// divergence).
-func (p *proc) authorizeCall(id int64, method string, params json.RawMessage) error {
+// call's verdict (for its record) and the denial the script sees, or
+// errStopped when the run stopped (a pause, a divergence).
+func (p *proc) authorizeCall(id int64, method string, params json.RawMessage) (verdict, error) {
 	a := p.run.sb.cfg.Authorizer
-	return p.authorizeCallWith(id, method, params, func() (bool, error) { return authorizeWithApproval(a, method, params) })
+	return p.authorizeCallWith(id, method, params, func() (string, bool, error) { return authorizeWithApproval(a, method, params) })
 }
 
 // authorizeCallWith is authorizeCall with the capability check given:
-// decide spends the budget of whatever allows the call and says whether
-// it requires approval (an HTTP request's grant, network.go).
-func (p *proc) authorizeCallWith(id int64, method string, params json.RawMessage, decide func() (needsApproval bool, err error)) error {
+// decide spends the budget of whatever allows the call, names it (the
+// grant) and says whether it requires approval (an HTTP request's grant,
+// network.go).
+func (p *proc) authorizeCallWith(id int64, method string, params json.RawMessage, decide func() (grant string, needsApproval bool, err error)) (verdict, error) {
+	grant, needs, authErr := decide()
+	approved, err := p.authorizeDecided(id, method, params, needs, authErr)
+	switch {
+	case err == errStopped:
+		p.run.recordPaused(id, method, params, grant)
+		return verdict{}, err
+	case err != nil:
+		return refusedBy(err), err
+	}
+	v := verdict{grant: grant}
+	if approved {
+		v.approval = wire.ApprovalApproved
+	}
+	return v, nil
+}
+
+// authorizeDecided journals (and in a replay, checks) a decided call and
+// puts it to the approver when its grant requires approval. approved says
+// an approver allowed it (now, or in the journal replayed).
+func (p *proc) authorizeDecided(id int64, method string, params json.RawMessage, needs bool, authErr error) (approved bool, err error) {
 	r := p.run
-	needs, authErr := decide()
 	d := r.dur
 	if d == nil {
 		if authErr != nil {
-			return authErr
+			return false, authErr
 		}
 		if needs {
-			return errNoApprover(method)
+			return false, errNoApprover(method)
 		}
-		return nil
+		return false, nil
 	}
 	d.calls = id
 	if d.replaying() {
 		if d.play.Done() && d.src.End == EndPaused {
 			pend := d.src.Pending
 			if id != pend.ID || method != pend.Method || !bytes.Equal(params, pend.Params) {
-				return d.diverge(id, describeCall(pend.ID, pend.Method, pend.Params)+", which waits for approval", describeCall(id, method, params))
+				return false, d.diverge(id, describeCall(pend.ID, pend.Method, pend.Params)+", which waits for approval", describeCall(id, method, params))
 			}
 			if authErr != nil {
-				return d.diverge(id, describeCall(id, method, params)+" allowed by the capabilities", "it now, refused: "+authErr.Error())
+				return false, d.diverge(id, describeCall(id, method, params)+" allowed by the capabilities", "it now, refused: "+authErr.Error())
 			}
 			if d.approve == nil {
 				// A replay (not a resumption) of a paused run stops where
@@ -189,7 +209,7 @@ func (p *proc) authorizeCallWith(id int64, method string, params json.RawMessage
 				// approver and runs no handler.
 				j := d.src
 				d.r.fail(stopLimit, wire.Result{ExitCode: j.ExitCode, ErrorKind: j.ErrorKind, Error: j.Error})
-				return errStopped
+				return false, errStopped
 			}
 			// Resuming: the token carries the call's need for approval,
 			// so the resuming sandbox need not require it again; its
@@ -199,19 +219,20 @@ func (p *proc) authorizeCallWith(id int64, method string, params json.RawMessage
 		} else {
 			ev, err := d.next(describeCall(id, method, params), journal.EvCall)
 			if err != nil {
-				return err
+				return false, err
 			}
 			if ev != nil {
-				return d.replayCall(p, ev, id, method, params, needs, authErr)
+				err := d.replayCall(p, ev, id, method, params, needs, authErr)
+				return err == nil && ev.Outcome == journal.CallApproved, err
 			}
 		}
 	}
 	outcome, err := d.decide(p, id, method, params, needs, authErr)
 	if err == errStopped {
-		return err
+		return false, err
 	}
 	d.rec.Add(&journal.Event{Kind: journal.EvCall, N: uint64(id), Text: method, Data: params, Outcome: outcome})
-	return err
+	return outcome == callApproved, err
 }
 
 // replayCall checks a tool call against the journal's and gives the
@@ -256,7 +277,7 @@ func (d *durableRun) replayCall(p *proc, ev *journal.Event, id int64, method str
 // replayedRequest registers an allowed request during a replay as a live
 // run registers one for the driver, without handing it to the driver: its
 // answer comes from the journal. It reports false when the run is live.
-func (p *proc) replayedRequest(id int64, req wire.ToolRequest) bool {
+func (p *proc) replayedRequest(id int64, req wire.ToolRequest, v verdict) bool {
 	r := p.run
 	d := r.dur
 	if !d.replaying() {
@@ -264,10 +285,7 @@ func (p *proc) replayedRequest(id int64, req wire.ToolRequest) bool {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	shown, cut := preview(req.Params)
-	r.calls = append(r.calls, wire.ToolCall{ID: id, Method: req.Method, Params: shown, ParamsTruncated: cut})
-	r.callIdx[id] = len(r.calls) - 1
-	r.callStart[id] = time.Now()
+	r.addCall(id, req.Method, req.Params, v)
 	r.owner[id] = p
 	p.pending[id] = true
 	d.replayed[id] = req

@@ -54,7 +54,32 @@ type ToolCall struct {
 	Code            string          `json:"code,omitempty"`
 	Error           string          `json:"error,omitempty"`
 	DurationMS      float64         `json:"duration_ms"`
+	// StartedMS is when the script made the call, in milliseconds from
+	// the run's start.
+	StartedMS float64 `json:"started_ms"`
+	// Grant names what allowed the call: the method pattern of the
+	// capability, or the text of the network policy's allow rule (empty
+	// when it was refused before or by the grant).
+	Grant string `json:"grant,omitempty"`
+	// Check names what refused the call ("capability", "constraint",
+	// "max_calls", "pca", "approval", "request", "memory_limit", or a
+	// network policy check), and Rule the rule it applied when there is
+	// one (a capability pattern or key, a network rule's text). Empty for
+	// a call the host let through (its handler may still have failed it).
+	Check string `json:"check,omitempty"`
+	Rule  string `json:"rule,omitempty"`
+	// Approval is the approver's decision on a call whose grant requires
+	// one (Approval*); empty when it requires none.
+	Approval string `json:"approval,omitempty"`
 }
+
+// Approval decisions on a call (ToolCall.Approval).
+const (
+	ApprovalApproved   = "approved"    // the approver allowed it
+	ApprovalRefused    = "refused"     // the approver refused it
+	ApprovalNoApprover = "no_approver" // it requires approval and nobody can give it
+	ApprovalPending    = "pending"     // the run paused on it (a durable run's token)
+)
 
 // Result is a finished run.
 type Result struct {
