@@ -34,6 +34,7 @@ import asyncio
 import copy
 import json
 import operator
+from typing import Callable
 
 import _amla
 
@@ -296,11 +297,19 @@ def deliver_next(timeout_ms: int) -> bool:
     return True
 
 
+# The error of a failed call of a method with errors of its own (net.py's
+# "http"): fn(code, message, result bytes) -> the exception.
+answer_errors: dict[str, Callable[[str, str, bytes], BaseException]] = {}
+
+
 def _answer(raw: bytes, head: dict, method: str) -> tuple[object, BaseException | None]:
     """(value, error) of one answer: its head and the result's JSON."""
     if not head.get("ok"):
         code = head.get("code") or "internal"
         detail = head.get("error") or ""
+        special = answer_errors.get(method)
+        if special is not None:
+            return None, special(code, detail, raw)
         cls = ToolDenied if code == "permission_denied" else ToolError
         return None, cls(f"tool call '{method}' failed: {code}: {detail}",
                          tool=method.removeprefix("mcp:"), code=code, detail=detail)
