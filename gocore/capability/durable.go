@@ -1,6 +1,9 @@
 package capability
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // What durable sessions need of a Policy: the budgets a snapshot carries,
 // restoring them without ever granting more, and whether an allowed call
@@ -55,9 +58,39 @@ func (p *Policy) AuthorizeCall(method string, params json.RawMessage) (needsAppr
 			return nil
 		}
 		return v
-	}, true)
+	}, true, "")
 	if err != nil {
 		return false, err
 	}
 	return c.RequiresApproval, nil
+}
+
+// AuthorizeExplicit is AuthorizeCall restricted to the capabilities whose
+// method pattern starts with prefix, literally: a call of a kind that only
+// an explicit grant may open (an HTTP request, prefix "http/") is never
+// allowed by a pattern that matches everything, such as "**" or "*/**".
+// It reports whether any capability has such a pattern.
+func (p *Policy) AuthorizeExplicit(prefix, method string, params json.RawMessage) (needsApproval, explicit bool, err error) {
+	p.mu.Lock()
+	for _, c := range p.caps {
+		if strings.HasPrefix(c.MethodPattern, prefix) {
+			explicit = true
+			break
+		}
+	}
+	p.mu.Unlock()
+	if !explicit {
+		return false, false, nil
+	}
+	c, err := p.decideCap(method, func() any {
+		v, err := ParseJSON(params)
+		if err != nil {
+			return nil
+		}
+		return v
+	}, true, prefix)
+	if err != nil {
+		return false, true, err
+	}
+	return c.RequiresApproval, true, nil
 }

@@ -187,13 +187,15 @@ type constraintFailure struct {
 // decideValue runs the procedure of §2.7. Params are decoded only if a
 // capability with constraints matches.
 func (p *Policy) decideValue(method string, load func() any, consume bool) error {
-	_, err := p.decideCap(method, load, consume)
+	_, err := p.decideCap(method, load, consume, "")
 	return err
 }
 
 // decideCap is decideValue that also returns the capability that allowed
-// the call (nil when it was refused).
-func (p *Policy) decideCap(method string, load func() any, consume bool) (*MethodCapability, error) {
+// the call (nil when it was refused). With a non-empty prefix only the
+// capabilities whose method pattern starts with prefix, literally, are
+// tried (explicit grants: see AuthorizeExplicit).
+func (p *Policy) decideCap(method string, load func() any, consume bool, prefix string) (*MethodCapability, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 
@@ -210,7 +212,7 @@ func (p *Policy) decideCap(method string, load func() any, consume bool) (*Metho
 		exhausted *CallLimitExceededError
 	)
 	for _, c := range p.caps {
-		if !Match(method, c.MethodPattern) {
+		if !strings.HasPrefix(c.MethodPattern, prefix) || !Match(method, c.MethodPattern) {
 			continue
 		}
 		if len(c.Constraints) > 0 {
@@ -264,9 +266,11 @@ func (p *Policy) decideCap(method string, load func() any, consume bool) (*Metho
 			Cause:   failures[0].cause,
 		}
 	}
-	patterns := make([]string, len(p.caps))
-	for i, c := range p.caps {
-		patterns[i] = c.MethodPattern
+	patterns := make([]string, 0, len(p.caps))
+	for _, c := range p.caps {
+		if strings.HasPrefix(c.MethodPattern, prefix) {
+			patterns = append(patterns, c.MethodPattern)
+		}
 	}
 	return nil, &CapabilityError{
 		Message: "No capability authorizes method '" + method + "'. Available patterns: " + reprStrings(patterns),

@@ -17,6 +17,9 @@ func (s *Sandbox) SetDurableKey(key []byte) {
 		k = append([]byte(nil), key...)
 	}
 	s.key.Store(&k)
+	// Placeholders follow the key (network.go); a policy that SetPlaceholders
+	// refused keeps the ones it drew.
+	_ = s.net.derivePlaceholders(k)
 }
 
 // durableKey is the key in use.

@@ -220,6 +220,9 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 		return procEnd{result: wire.Result{ExitCode: 1}}
 	}
 	in.MemoryLimit = memLimit
+	if r.sb.net != nil {
+		in.Env = r.sb.net.env
+	}
 	r.sb.indexTools(&in)
 	data, err := json.Marshal(in)
 	if err != nil {
@@ -524,6 +527,9 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	}
 	if methodErr != nil {
 		return refuse(wire.CodeInvalidRequest, methodErr.Error())
+	}
+	if req.Method == wire.MethodHTTP {
+		return p.submitHTTP(id, req.Params)
 	}
 	if err := checkPayload([]byte(strconv.Quote(req.Method))); err != nil || strings.ContainsRune(req.Method, 0) {
 		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: the tool name is not text Python can take")

@@ -153,8 +153,16 @@ func describeCall(id int64, method string, params []byte) string {
 // denial the script sees, or errStopped when the run stopped (a pause, a
 // divergence).
 func (p *proc) authorizeCall(id int64, method string, params json.RawMessage) error {
+	a := p.run.sb.cfg.Authorizer
+	return p.authorizeCallWith(id, method, params, func() (bool, error) { return authorizeWithApproval(a, method, params) })
+}
+
+// authorizeCallWith is authorizeCall with the capability check given:
+// decide spends the budget of whatever allows the call and says whether
+// it requires approval (an HTTP request's grant, network.go).
+func (p *proc) authorizeCallWith(id int64, method string, params json.RawMessage, decide func() (needsApproval bool, err error)) error {
 	r := p.run
-	needs, authErr := authorizeWithApproval(r.sb.cfg.Authorizer, method, params)
+	needs, authErr := decide()
 	d := r.dur
 	if d == nil {
 		if authErr != nil {

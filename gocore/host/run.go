@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -69,6 +70,10 @@ type Run struct {
 	// waitTimer ends the run at its deadline while it waits for a worker
 	// (Sandbox.start); guarded by mu.
 	waitTimer *time.Timer
+	// httpCtx is the context of the run's HTTP requests (network.go),
+	// made at the first and cancelled when the run ends; guarded by mu.
+	httpCtx    context.Context
+	httpCancel context.CancelFunc
 }
 
 func newRun(s *Sandbox, in wire.Input, stream bool) *Run {
@@ -175,6 +180,7 @@ func (r *Run) publish(res wire.Result, used *instance, checked bool) (after func
 	r.queue = kept
 	r.owner, r.handed = map[int64]*proc{}, map[int64]bool{}
 	r.outstanding, r.reqBytes = 0, map[int64]int64{}
+	r.endRequests()
 	r.changed()
 	r.mu.Unlock()
 	// With the result out, reset the instance (or make a new one) for the

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"amlasandbox/gocore/netpolicy"
 	"amlasandbox/gocore/wire"
 )
 
@@ -77,6 +78,9 @@ type Config struct {
 	// approval tokens (HMAC-SHA-256; durable_key.go). Empty: a random key
 	// of this process, so its artifacts can be read back only here.
 	DurableKey []byte
+	// Network is the policy under which the sandbox's scripts may make
+	// HTTP requests (network.go); nil: none, every request is refused.
+	Network *netpolicy.Policy
 }
 
 // Mount shows the host directory Host to the guests, read-only, at Guest
@@ -102,6 +106,8 @@ type Sandbox struct {
 	// a run's Input carries (toolnames.go).
 	methods    map[string]bool
 	guestTools []wire.ToolInfo
+	// net is the sandbox's network (network.go); nil without a policy.
+	net *network
 
 	mu     sync.Mutex
 	active *Run
@@ -153,7 +159,12 @@ func NewSandbox(guest *GuestModule, cfg Config) (*Sandbox, error) {
 		// is mounted.
 		cfg.Mounts = append([]Mount{{Host: filepath.Join(base, "tools"), Guest: ToolInfoMount}}, cfg.Mounts...)
 	}
-	sb := &Sandbox{guest: guest, cfg: cfg, base: base, methods: toolMethods(cfg.Tools), guestTools: guestTools}
+	net, err := newNetwork(cfg.Network)
+	if err != nil {
+		os.RemoveAll(base)
+		return nil, fmt.Errorf("new sandbox: %w", err)
+	}
+	sb := &Sandbox{guest: guest, cfg: cfg, base: base, methods: toolMethods(cfg.Tools), guestTools: guestTools, net: net}
 	sb.disk = &diskQuota{root: sb.Root(), limit: cfg.Limits.DiskQuota}
 	sb.SetDurableKey(cfg.DurableKey)
 	return sb, nil
@@ -277,6 +288,7 @@ func (s *Sandbox) Close() error {
 	}
 	s.dropSpare()
 	s.forgetDigest()
+	s.net.close()
 	// RemoveAll removes symlinks themselves and never follows them.
 	return os.RemoveAll(s.base)
 }

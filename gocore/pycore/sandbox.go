@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"amlasandbox/gocore/capability"
 	"amlasandbox/gocore/host"
+	"amlasandbox/gocore/netpolicy"
 	"amlasandbox/gocore/pca"
 	"amlasandbox/gocore/wire"
 )
@@ -67,6 +69,9 @@ type sandboxConfig struct {
 	MaxCallStack  int     `json:"max_call_stack"`
 	MaxToolCalls  int     `json:"max_tool_calls"`
 	DiskQuota     int64   `json:"disk_quota"`
+	// Network is the network policy (package netpolicy's JSON); null or
+	// absent: the sandbox has no network.
+	Network json.RawMessage `json:"network"`
 }
 
 // SandboxNew makes a sandbox from a JSON config (sandboxConfig) in one
@@ -134,7 +139,15 @@ func SandboxNew(configJSON string) (h int64, err error) {
 		}
 		mounts = append(mounts, host.Mount{Host: cfg.PythonPackages, Guest: PythonPackagesMount})
 	}
+	var network *netpolicy.Policy
+	if len(cfg.Network) > 0 && string(cfg.Network) != "null" {
+		network, err = netpolicy.ParsePolicy(cfg.Network)
+		if err != nil {
+			return 0, newError(kindInvalid, "network: %s", strings.TrimPrefix(err.Error(), "network policy: "))
+		}
+	}
 	sb, err := host.NewSandbox(nil, host.Config{
+		Network:    network,
 		Tools:      tools,
 		Authorizer: policy,
 		Sources:    sources,

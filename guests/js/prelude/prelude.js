@@ -573,7 +573,9 @@
     const json = JSONStringify(params);
     return json === undefined ? '{}' : json;
   }
-  function callMethod(method, params) {
+  // callMethod submits one request; with http set it is an HTTP request
+  // (section_web.js), whose refusal rejects with the host's message alone.
+  function callMethod(method, params, http) {
     let request;
     try {
       request = '{"method":' + JSONStringify(method) + ',"params":' + paramsJSON(params) + '}';
@@ -581,7 +583,7 @@
       return PromiseReject(e);
     }
     let rec;
-    const p = new PromiseCtor((resolve, reject) => { rec = { method, resolve, reject }; });
+    const p = new PromiseCtor((resolve, reject) => { rec = { method, resolve, reject, http }; });
     pending.set(native.submit(request), rec);
     return p;
   }
@@ -589,7 +591,15 @@
     const rec = pending.get(header.id);
     if (!rec) throw new ErrorCtor('amla js: internal error: an answer for unknown tool call ' + header.id);
     pending.delete(header.id);
-    if (!header.ok) {
+    if (!header.ok && rec.http) {
+      const e = new ErrorCtor(header.error || 'network policy: the request failed');
+      e.code = header.code || 'internal';
+      if (result && typeof result === 'object') {
+        if (typeof result.check === 'string') e.check = result.check;
+        if (typeof result.rule === 'string' && result.rule !== '') e.rule = result.rule;
+      }
+      rec.reject(e);
+    } else if (!header.ok) {
       rec.reject(new ErrorCtor("tool call '" + rec.method + "' failed: " + (header.code || 'internal') + ': ' + (header.error || '')));
     } else if (parseError !== undefined) {
       rec.reject(new ErrorCtor("tool call '" + rec.method + "' failed: internal: the result could not be read: " + errorHead(parseError)));
@@ -778,6 +788,9 @@
 
   const getToolsSection = once(() => section_tools());
   const getText = once(() => section_text());
+  // runEnv is process.env: the run's variables (input.env, the network
+  // policy's secret placeholders), set by prepare.
+  let runEnv = {};
   const getNode = once(() => section_node());
   const require = named('require', function (name) {
     const key = String(name).replace(/^node:/, '');
@@ -829,6 +842,7 @@
       if (input.language !== undefined && input.language !== 'javascript') {
         throw new ErrorCtor('this guest runs JavaScript, not ' + JSONStringify(input.language));
       }
+      if (input.env !== null && typeof input.env === 'object') runEnv = Object.assign({}, input.env);
       if (typeof input.tool_index === 'string') deferTools(input.tool_index);
       else installTools(ArrayIsArray(input.tools) ? input.tools : [], G);
       let code = input.has_stdin ? String(input.stdin ?? '') : String(input.code ?? '');

@@ -255,7 +255,8 @@
     });
 
     const process = {
-      env: {},
+      get env() { return runEnv; },
+      set env(v) { runEnv = v; },
       argv: ['node', 'script.js'],
       execArgv: [],
       platform: 'linux',

@@ -1412,20 +1412,27 @@
     // http makes one HTTP request through the host: the whole request in
     // ({ method, url, headers: [[name, value]], body: Uint8Array | null },
     // wire.HTTPRequest's fields), a promise of the whole response out
-    // ({ status, status_text, headers: [[name, value]], body: Uint8Array |
-    // string | null }, wire.HTTPResponse's), or a rejection with an Error
-    // whose message says why (wire.HTTPRefusal's message; fetch reports it
-    // as the cause of "fetch failed"). A redirect comes back as a response:
-    // fetchHTTP follows it, and each hop is a new call the host checks.
-    // Sandboxes have no network policy yet (issue 26), so every request is
-    // refused here; wiring the host call replaces this body and nothing
-    // else. No test reaches fetchHTTP's redirect handling before that: its
-    // tests belong with the host call.
+    // ({ status, status_text, headers: [[name, value]], body: Uint8Array },
+    // wire.HTTPResponse's), or a rejection with an Error whose message
+    // says why (wire.HTTPRefusal's message, which names the check and the
+    // rule; its check and rule are the error's own properties). It is a
+    // tool request of method "http" (wire.MethodHTTP), so requests made
+    // together are in flight together. A redirect comes back as a
+    // response: fetchHTTP follows it, and each hop is a new call the host
+    // checks.
     function http(request) {
-      return PromiseReject(new ErrorCtor(
-        'the sandbox has no network policy (it was created without network=), so scripts cannot make HTTP ' +
-        'requests; call ' + request.method + ' ' + request.url.split('?')[0] + ' through a tool the sandbox provides ' +
-        '(listTools()) instead'));
+      const params = { method: request.method, url: request.url, headers: request.headers };
+      if (request.body != null && request.body.length > 0) params.body = native.encode(request.body, 'base64');
+      return callMethod('http', params, true).then((answer) => {
+        const b = answer.body;
+        if (typeof b === 'string' && b.length > 0) {
+          const bytes = native.decode(b, 'base64');
+          answer.body = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+        } else {
+          answer.body = new Uint8Array(0);
+        }
+        return answer;
+      });
     }
 
     function fetchFailed(cause) {

@@ -1,0 +1,229 @@
+package host
+
+// HTTP requests under the sandbox's network policy (package netpolicy).
+// A guest submits one as a tool request of method wire.MethodHTTP; the
+// host, never Python, decides it and makes it:
+//
+//  1. Prepare: the floor's checks on the request itself, and its
+//     description as capability method "http/<VERB>/<host>/<path>" with
+//     params (the method and params every later step, the journal, the
+//     approver and the run's tool_calls see);
+//  2. the grant: a capability of the sandbox whose method pattern starts
+//     with "http/" (tried first, as the capabilities are tried for tools),
+//     else an allow rule of the policy; a pattern that is not explicitly
+//     HTTP ("**", the development default) never opens the network;
+//  3. approval, when the grant asks for it, and the journal, exactly as
+//     for a tool call (authorizeCallWith);
+//  4. the request itself, on a goroutine of its own: requests submitted
+//     together are in flight together (bounded by max_concurrent), and
+//     the answer reaches the guest through the same queue as tool answers,
+//     so it is journaled and replayed like them (a replay makes no
+//     request: it hands back the recorded response).
+//
+// A run's requests are cancelled when the run ends.
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"amlasandbox/gocore/netpolicy"
+	"amlasandbox/gocore/wire"
+)
+
+// ExplicitAuthorizer is an Authorizer that can decide a call by the
+// capabilities that name its kind explicitly (capability.Policy's
+// AuthorizeExplicit): explicit reports whether any capability has a
+// pattern starting with prefix.
+type ExplicitAuthorizer interface {
+	AuthorizeExplicit(prefix, method string, params json.RawMessage) (needsApproval, explicit bool, err error)
+}
+
+// httpPrefix is the literal start of every HTTP request's capability
+// method, and of the patterns that may grant one.
+const httpPrefix = "http/"
+
+// network is a sandbox's network: its policy and the executor that makes
+// its requests. Nil when the sandbox has no policy.
+type network struct {
+	policy *netpolicy.Policy
+	exec   *netpolicy.Executor
+	env    map[string]string // the exposed secrets' placeholders, by name
+}
+
+func newNetwork(p *netpolicy.Policy) (*network, error) {
+	if p == nil {
+		return nil, nil
+	}
+	exec, err := netpolicy.NewExecutor(p)
+	if err != nil {
+		return nil, fmt.Errorf("network policy: %w", err)
+	}
+	return &network{policy: p, exec: exec, env: p.Placeholders()}, nil
+}
+
+// derivePlaceholders makes each secret's placeholder a function of the
+// durable key and the secret's name, so a run journaled under the key and
+// replayed or resumed under it sees the same placeholders (its recorded
+// requests hold them). The placeholder is no secret: the guest sees it.
+func (n *network) derivePlaceholders(key []byte) error {
+	if n == nil {
+		return nil
+	}
+	m := map[string]string{}
+	for _, s := range n.policy.Secrets() {
+		mac := hmac.New(sha256.New, key)
+		mac.Write([]byte("amla-sandbox network placeholder\x00" + s.Name))
+		m[s.Name] = netpolicy.PlaceholderPrefix + s.Name + "_" + hex.EncodeToString(mac.Sum(nil)[:16])
+	}
+	if err := n.policy.SetPlaceholders(m); err != nil {
+		return err
+	}
+	n.env = n.policy.Placeholders()
+	return nil
+}
+
+func (n *network) close() {
+	if n != nil {
+		n.exec.Close()
+	}
+}
+
+// httpRefusal is the answer to a request that was refused or failed.
+func httpRefusal(id int64, err error) wire.ToolAnswer {
+	w := netpolicy.ToWire(err)
+	result, _ := json.Marshal(w)
+	return wire.ToolAnswer{ID: id, Code: wire.CodeHTTPRefused, Error: w.Message, Result: result}
+}
+
+// submitHTTP is submit for a request of method wire.MethodHTTP: params is
+// the guest's wire.HTTPRequest.
+func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
+	r := p.run
+	refuse := func(method string, shown json.RawMessage, err error) (int64, error) {
+		r.mu.Lock()
+		r.answerNow(p, id, method, shown, httpRefusal(id, err))
+		r.mu.Unlock()
+		return id, nil
+	}
+	var req wire.HTTPRequest
+	dec := json.NewDecoder(strings.NewReader(string(params)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return refuse(wire.MethodHTTP, json.RawMessage("{}"), &netpolicy.Refusal{Check: netpolicy.CheckURL,
+			Reason: "the guest's request could not be read: " + err.Error()})
+	}
+	n := r.sb.net
+	if n == nil && r.dur.replaying() {
+		return id, r.dur.diverge(id, "the recorded run's HTTP requests, decided by its network policy",
+			"an HTTP request in a sandbox without a network policy: replay with network= set to the recorded "+
+				"run's policy (the same rules; it makes no request, so a secret may hold any stand-in value)")
+	}
+	if n == nil {
+		// The URL is shown without its query, which may hold a key.
+		u, _, _ := strings.Cut(req.URL, "?")
+		u, _, _ = strings.Cut(u, "#")
+		return refuse(wire.MethodHTTP, json.RawMessage("{}"), &netpolicy.Refusal{Check: "network",
+			Value: strings.ToUpper(req.Method) + " " + u,
+			Reason: "this sandbox has no network policy (it was created without network=), so scripts cannot make " +
+				"HTTP requests; use a tool the sandbox provides instead"})
+	}
+	prep, err := n.policy.Prepare(req)
+	if err != nil {
+		return refuse(wire.MethodHTTP, json.RawMessage("{}"), err)
+	}
+	decide := func() (bool, error) { return r.sb.grantHTTP(prep) }
+	if err := p.authorizeCallWith(id, prep.Method, prep.Params, decide); err != nil {
+		if err == errStopped {
+			return id, err
+		}
+		if _, ok := netpolicy.AsRefusal(err); !ok {
+			check := "capability"
+			if _, ok := err.(*approvalError); ok {
+				check = "approval"
+			}
+			err = &netpolicy.Refusal{Check: check, Value: prep.URL, Reason: err.Error()}
+		}
+		return refuse(prep.Method, prep.Params, err)
+	}
+	if p.replayedRequest(id, wire.ToolRequest{Method: prep.Method, Params: prep.Params}) {
+		return id, nil
+	}
+	r.mu.Lock()
+	shown, cut := preview(prep.Params)
+	r.calls = append(r.calls, wire.ToolCall{ID: id, Method: prep.Method, Params: shown, ParamsTruncated: cut})
+	r.callIdx[id] = len(r.calls) - 1
+	r.callStart[id] = time.Now()
+	r.owner[id] = p
+	p.pending[id] = true
+	ctx := r.httpContext()
+	r.mu.Unlock()
+
+	deadline := time.Now().Add(r.ctl.remaining())
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				_ = r.settle(id, httpRefusal(id, fmt.Errorf("internal error (Go panic): %v", v)))
+			}
+		}()
+		resp, err := n.exec.Do(ctx, prep, deadline)
+		var a wire.ToolAnswer
+		if err != nil {
+			a = httpRefusal(id, err)
+		} else if body, merr := json.Marshal(resp); merr != nil {
+			a = httpRefusal(id, merr)
+		} else {
+			a = wire.ToolAnswer{ID: id, OK: true, Result: body}
+		}
+		_ = r.settle(id, a) // nil, or the run ended and nobody waits
+	}()
+	return id, nil
+}
+
+// grantHTTP decides an HTTP request that passed the floor: by the
+// sandbox's explicit HTTP capabilities first, then by the policy's allow
+// rules. It spends the budget of whichever allowed it and says whether
+// that grant requires approval.
+func (s *Sandbox) grantHTTP(prep *netpolicy.Prepared) (bool, error) {
+	pol := s.net.policy
+	var capErr error
+	if ea, ok := s.cfg.Authorizer.(ExplicitAuthorizer); ok {
+		needs, explicit, err := ea.AuthorizeExplicit(httpPrefix, prep.Method, prep.Params)
+		if explicit && err == nil {
+			if perr := pol.Permit(prep); perr != nil {
+				return false, perr
+			}
+			return needs, nil
+		}
+		capErr = err
+	}
+	d, err := pol.Authorize(prep)
+	if err != nil {
+		if ref, ok := netpolicy.AsRefusal(err); ok && capErr != nil {
+			ref.Reason += "; the sandbox's HTTP capabilities refused it too: " + capErr.Error()
+		}
+		return false, err
+	}
+	return d.RequireApproval, nil
+}
+
+// httpContext is the context of the run's requests, cancelled when the
+// run ends. mu must be held.
+func (r *Run) httpContext() context.Context {
+	if r.httpCtx == nil {
+		r.httpCtx, r.httpCancel = context.WithCancel(context.Background())
+	}
+	return r.httpCtx
+}
+
+// endRequests cancels the run's requests still in flight. mu must be held.
+func (r *Run) endRequests() {
+	if r.httpCancel != nil {
+		r.httpCancel()
+	}
+}
