@@ -367,3 +367,27 @@ out.append([type(slow).__name__, fast.status_code])
 print(json.dumps(out))
 """)
     assert got == [["HTTPTimeout", True], ["ReadTimeout", True], ["ReadTimeout", True], ["ReadTimeout", 200]]
+
+
+def test_bypassing_the_prelude_gains_nothing(http: Server):
+    """The host decides every request: raw host calls (no client, no prelude) and a Host header
+    naming another host are refused as the clients' requests are."""
+    http.seen.clear()
+    with Sandbox(network=policy(f"GET {http.url}/json")) as sb:
+        got = run(sb, f"""
+import _amla, json
+answers = []
+for req in ({{"method": "GET", "url": "{http.url}/echo"}}, {{"method": "GET", "url": "http://example.com/"}},
+            {{"method": "CONNECT", "url": "{http.url}/json"}}):
+    _amla.submit(json.dumps({{"method": "http", "params": req}}).encode())
+    answers.append(_amla.wait(-1).split(b"\\n")[0].decode())
+print(json.dumps([[json.loads(a)["ok"] for a in answers], [json.loads(a)["error"][:60] for a in answers]]))
+""")
+    oks, errors = got
+    assert oks == [False, False, False], got
+    assert all(e.startswith("network policy: refused by the") for e in errors), got
+    with Sandbox(network=policy(f"GET {http.url}/json")) as sb:
+        got = error_of(sb, f'c = http.client.HTTPConnection("127.0.0.1", {http.port}); '
+                           'c.request("GET", "/json", headers={"Host": "example.com"})', "import http.client")
+    assert got["raised"] == "builtins.HTTPRefused" and "refused by the header check" in got["message"], got
+    assert http.seen == []
