@@ -50,6 +50,12 @@ if TYPE_CHECKING:
     # Durable sessions' exceptions (docs/durable.md), also not in __all__.
     from .durable import ApprovalRequired as ApprovalRequired
     from .durable import ReplayDivergenceError as ReplayDivergenceError
+
+    # Network policies (docs/network.md), also not in __all__: the star-export
+    # set stays the reference's.
+    from .network import HttpRule as HttpRule
+    from .network import NetworkPolicy as NetworkPolicy
+    from .network import Secret as Secret
     from .sandbox import Sandbox
     from .sandbox_tool import ExecutionResult, SandboxTool
     from .tools import (
@@ -158,6 +164,7 @@ _HOMES = {
     ),
     "Sandbox": ".sandbox",
     **dict.fromkeys(("ApprovalRequired", "ReplayDivergenceError"), ".durable"),
+    **dict.fromkeys(("HttpRule", "NetworkPolicy", "Secret"), ".network"),
     **dict.fromkeys(("ExecutionResult", "SandboxTool"), ".sandbox_tool"),
     **dict.fromkeys(
         (
@@ -188,6 +195,7 @@ _SUBMODULES = frozenset(
         "durable",
         "langgraph",
         "mcp",
+        "network",
         "runtime",
         "sandbox",
         "sandbox_tool",

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .capabilities import Constraint, ConstraintSet, ToolCallCap
+from .network import NetworkArg
 from .sandbox_tool import SandboxTool, _build_sandbox, _function_list
 from .tools.conversion import _tool_name
 from .runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
@@ -234,6 +235,7 @@ def create_sandbox_tool(
     python_packages: Sequence[str | os.PathLike[str]] | None = None,
     durable_key: bytes | str | None = None,
     redeem: Callable[[str], bool] | None = None,
+    network: NetworkArg = None,
 ) -> SandboxTool:
     """A SandboxTool whose sandbox can call `tools` (by their `__name__`).
 
@@ -265,12 +267,17 @@ def create_sandbox_tool(
     `python_packages` makes pure-Python packages (wheels, package
     directories, .py modules) importable from Python scripts, mounted
     read-only; compiled extensions are refused (docs/python.md).
+
+    `network` lets scripts make HTTP requests through the host: a
+    `NetworkPolicy`, a dict of its fields or a list of allow rules
+    (docs/network.md). Without it there is no network.
     """
     funcs = _function_list(tools)
     packages = list(python_packages) if python_packages is not None else None
     tool_map = {_tool_name(f): f for f in funcs}
     durable: dict[str, Any] = {
         "record": record, "approval_handler": approval_handler, "durable_key": durable_key, "redeem": redeem,
+        "network": network,
     }
     if mcp_servers is None:
         _check_spec(tool_map, constraints or {}, max_calls)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .capabilities import ToolCallCap
+from .network import NetworkArg, policy_json, prompt_lines
 from .sandbox_tool import SandboxTool
 from .tools import format_tool_descriptions_js
 
@@ -65,11 +66,13 @@ def create_amla_sandbox(
     tools: Sequence[Callable[..., Any]],
     *,
     capabilities: Sequence[ToolCallCap] | None = None,
+    network: NetworkArg = None,
 ) -> SandboxFn:
     """An evaluation function `(code, locals) -> (output, new_locals)` running
     `code` as JavaScript in one sandbox. Files persist between calls;
-    variables do not (new_locals is always `{}`)."""
-    sandbox_tool = SandboxTool.from_functions(tools, capabilities=capabilities)
+    variables do not (new_locals is always `{}`). `network` lets the code
+    make HTTP requests with fetch() (docs/network.md)."""
+    sandbox_tool = SandboxTool.from_functions(tools, capabilities=capabilities, network=network)
 
     def run(code: str, _locals: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         return sandbox_tool.execute(code).to_tool_message(), {}
@@ -83,10 +86,13 @@ def create_amla_codeact(
     *,
     capabilities: Sequence[ToolCallCap] | None = None,
     prompt: str | None = None,
+    network: NetworkArg = None,
 ) -> Any:
     """A langgraph-codeact agent whose code runs in an amla sandbox.
 
     `model` is a LangChain chat model or a model name for `init_chat_model`.
+    `network` lets the agent's code make HTTP requests (docs/network.md);
+    the default prompt then lists what it may reach.
     Returns what `langgraph_codeact.create_codeact` returns.
     """
     try:
@@ -101,9 +107,12 @@ def create_amla_codeact(
         model = init_chat_model(model)
     if prompt is None:
         prompt = JS_CODEACT_PROMPT.format(tool_descriptions=format_tool_descriptions_js(tools))
+        net = prompt_lines(policy_json(network), capabilities or ())
+        if net:
+            prompt += "\n\n" + "\n".join(net)
     return create_codeact(
         model,
         tools=list(tools),
-        eval_fn=create_amla_sandbox(tools, capabilities=capabilities),
+        eval_fn=create_amla_sandbox(tools, capabilities=capabilities, network=network),
         prompt=prompt,
     )

@@ -30,6 +30,7 @@ from .runtime.runtime import (
 )
 from . import durable as _durable
 from .durable import ApprovalHandler, _hybridmethod
+from .network import NetworkArg, policy_json
 from .tools import ToolDefinition
 
 if TYPE_CHECKING:
@@ -87,6 +88,12 @@ def _shell_prelude(command: str, cwd: str | None, env: Mapping[str, str] | None,
     return " && ".join(head) + " && { " + command + "\n}"
 
 
+def _network_asks_approval(config: dict[str, Any] | None) -> bool:
+    """Whether an allow rule of the policy JSON requires approval."""
+    rules = (config or {}).get("allow")
+    return isinstance(rules, list) and any(isinstance(r, dict) and r.get("require_approval") is True for r in rules)
+
+
 @dataclass
 class Sandbox:
     """A sandbox with its own filesystem, capabilities, budgets and limits.
@@ -128,6 +135,11 @@ class Sandbox:
     # redeem(token_id) -> bool, for resume_approval: True the first time a
     # token is redeemed (None: this machine's ledger in the cache directory).
     redeem: Callable[[str], bool] | None = None
+    # HTTP requests scripts may make through the host (docs/network.md): a
+    # NetworkPolicy, a dict of its fields, or a list of allow rules. None:
+    # no network, whatever the capabilities allow. Kept out of the repr: a
+    # dict's secrets would show their values.
+    network: NetworkArg = field(default=None, repr=False)
     _runtime: Runtime | None = field(default=None, repr=False)
     _prelude: str | None = field(default=None, repr=False)
     _audit_collector: AuditCollector | None = field(default=None, repr=False)
@@ -183,6 +195,7 @@ class Sandbox:
             from ._python_packages import prepare
 
             self._packages_dir, self._package_digests = prepare(self.python_packages)
+        self._network_config = policy_json(self.network)
         if self.audit_config is not None:
             self._audit_collector = AuditCollector(self.audit_config)
         try:
@@ -202,7 +215,8 @@ class Sandbox:
         self._runtime._durability = _durable.Durability(
             record=self.record,
             approval_handler=self.approval_handler,
-            approvals=any(getattr(c, "requires_approval", False) for c in self.capabilities),
+            approvals=any(getattr(c, "requires_approval", False) for c in self.capabilities)
+            or _network_asks_approval(self._network_config),
             packages=self._package_digests,
         )
 
@@ -221,6 +235,7 @@ class Sandbox:
                 timeout=self.timeout,
                 memory_limit=self.memory_limit,
                 python_packages_dir=self._packages_dir,
+                network=self._network_config,
             )
         )
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from ._language import normalize_language
 from .capabilities import ToolCallCap
+from .network import NetworkArg, prompt_lines
 from .runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 from .sandbox import Sandbox
 from .tools.conversion import _js_params, _tool_doc, _tool_name, _tool_parameters, capability_from_function, tool_from_function
@@ -132,6 +133,7 @@ def _build_sandbox(
     memory_limit: int,
     mcp_servers: Any = None,
     python_packages: list[Any] | None = None,
+    network: NetworkArg = None,
     **durable: Any,
 ) -> Sandbox:
     sandbox = Sandbox(
@@ -142,6 +144,7 @@ def _build_sandbox(
         memory_limit=memory_limit,
         mcp_servers=mcp_servers,
         python_packages=python_packages,
+        network=network,
         **durable,
     )
     # async def tools work under run()/execute() too: the sandbox drives an
@@ -199,17 +202,19 @@ class SandboxTool:
         capabilities: Sequence[ToolCallCap] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
+        network: NetworkArg = None,
     ) -> SandboxTool:
         """A SandboxTool whose sandbox can call `tools`.
 
         Without `capabilities` each function gets an unlimited, unconstrained
         capability `mcp:<name>`; with them, exactly those are used (an empty
-        list means the development default `**`).
+        list means the development default `**`). `network` lets scripts
+        make HTTP requests (docs/network.md).
         """
         funcs = _function_list(tools)
         tool_map = {_tool_name(f): f for f in funcs}
         caps = list(capabilities) if capabilities is not None else [capability_from_function(f) for f in funcs]
-        sandbox = _build_sandbox(funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit)
+        sandbox = _build_sandbox(funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, network=network)
         return cls(sandbox=sandbox, tools=funcs, _tool_map=tool_map)
 
     # -- running --------------------------------------------------------------
@@ -468,6 +473,11 @@ class SandboxTool:
                 lines.append(f"- {name}: has parameter constraints")
         return lines
 
+    def _network_lines(self) -> list[str]:
+        """The sandbox's network (reachable requests, secrets' variable
+        names, how to make a request), or nothing without a policy."""
+        return prompt_lines(getattr(self.sandbox, "_network_config", None), getattr(self.sandbox, "capabilities", ()))
+
     def _js_section(self) -> list[str]:
         lines = ["Call functions with await (one object argument each); print results with console.log()."]
         if self._function_lines():
@@ -492,6 +502,9 @@ class SandboxTool:
             f"Utilities: {_SHELL_UTILITIES}. Pipes and redirection to /workspace or /tmp work.",
             f"Example: {_SHELL_EXAMPLE}",
         ]
+        network = self._network_lines()
+        if network:
+            lines += ["", "NETWORK:", *network]
         limits = self._limit_lines()
         if limits:
             lines += ["", "LIMITS:", *limits]
@@ -499,6 +512,9 @@ class SandboxTool:
 
     def _js_description(self) -> str:
         lines = ["Run JavaScript (ES2020+, top-level await) in a secure sandbox.", *self._js_section()]
+        network = self._network_lines()
+        if network:
+            lines += ["", "NETWORK:", *network]
         limits = self._limit_lines()
         if limits:
             lines += ["", "LIMITS:", *limits]
@@ -531,6 +547,9 @@ class SandboxTool:
             lines += [f"- `{_tool_name(f)}({_js_params(f)})` - {_first_doc_line(f)}" for f in self.tools]
         if include_tools and self._mcp_lines():
             lines += ["", f"### MCP Tools{where}", "", *self._mcp_lines()]
+        network = self._network_lines()
+        if network:
+            lines += ["", "### Network", "", *network]
         limits = self._limit_lines()
         if limits:
             lines += ["", "### Limits", "", *limits]

@@ -139,3 +139,14 @@ def serve(tls: bool = False) -> Server:
     server._thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     server._thread.start()
     return server
+
+
+if __name__ == "__main__":
+    # A server in a process of its own (for tests that measure the memory of
+    # theirs): prints its URL, serves until its stdin closes.
+    import sys
+
+    s = serve(tls="--tls" in sys.argv)
+    print(s.url, flush=True)
+    sys.stdin.read()
+    s.close()

@@ -10,6 +10,9 @@ A JSON object with these keys, all optional:
     memory_limit  bytes per guest
     disk_quota    bytes of files per session
     max_code_size bytes of code one call may send (default 1 MiB)
+    network       HTTP the sessions' scripts may make (docs/network.md): an
+                  object of NetworkPolicy's fields, or a list of allow rules;
+                  absent or null: no network
 """
 
 from __future__ import annotations
@@ -22,12 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..network import policy_json
 from ..runtime.runtime import DEFAULT_DISK_QUOTA, DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 
 __all__ = ["ServerConfig", "ConfigError", "DEFAULT_MAX_CODE_SIZE"]
 
 DEFAULT_MAX_CODE_SIZE = 1024 * 1024
-_KEYS = ("mcpServers", "tools", "constraints", "max_calls", "timeout", "memory_limit", "disk_quota", "max_code_size")
+_KEYS = (
+    "mcpServers", "tools", "constraints", "max_calls", "timeout", "memory_limit", "disk_quota", "max_code_size",
+    "network",
+)
 
 
 class ConfigError(ValueError):
@@ -45,6 +52,8 @@ class ServerConfig:
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     disk_quota: int = DEFAULT_DISK_QUOTA
     max_code_size: int = DEFAULT_MAX_CODE_SIZE
+    # The network policy's JSON (amla_sandbox.network.policy_json), or None.
+    network: dict[str, Any] | None = None
 
     @classmethod
     def from_file(cls, path: str | Path) -> ServerConfig:
@@ -89,6 +98,16 @@ class ServerConfig:
         cfg.memory_limit = int(_number(data, "memory_limit", DEFAULT_MEMORY_LIMIT, where, integer=True))
         cfg.disk_quota = int(_number(data, "disk_quota", DEFAULT_DISK_QUOTA, where, integer=True))
         cfg.max_code_size = int(_number(data, "max_code_size", DEFAULT_MAX_CODE_SIZE, where, integer=True))
+        network = data.get("network")
+        if network is not None and not isinstance(network, (Mapping, list)):
+            raise ConfigError(
+                f"{where}: 'network' must be an object of network policy fields or a list of allow rules, "
+                f"got {type(network).__name__}"
+            )
+        try:
+            cfg.network = policy_json(network)
+        except ValueError as e:
+            raise ConfigError(f"{where}: 'network': {e}") from None
         return cfg
 
 

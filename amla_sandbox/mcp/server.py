@@ -31,6 +31,7 @@ from typing import Any
 
 from .._language import normalize_language
 from ..runtime.runtime import RuntimeError as SandboxRuntimeError
+from ..network import prompt_lines
 from .config import ConfigError, ServerConfig
 
 __all__ = ["SandboxServer", "main", "supported_languages"]
@@ -109,6 +110,8 @@ class SandboxServer:
                 _check_spec(self.tool_map, config.constraints, config.max_calls)
                 self._caps = lambda: _build_capabilities(self.funcs, config.constraints, config.max_calls)
             self._caps()  # refuse a bad spec now, not on the first call
+            if config.network is not None:
+                self._check_network()
         except BaseException:
             self.close()
             raise
@@ -125,6 +128,16 @@ class SandboxServer:
 
     # -- sandboxes ------------------------------------------------------------
 
+    def _check_network(self) -> None:
+        """Refuse a network policy the core refuses now, not on the first
+        call: the core checks it when a sandbox is made with it."""
+        from ..sandbox import Sandbox
+
+        try:
+            Sandbox(capabilities=self._caps(), network=self.config.network).close()
+        except ValueError as e:
+            raise ConfigError(f"config: 'network': {e}") from None
+
     def new_sandbox(self) -> Any:
         """A sandbox with the configured tools, limits and budgets."""
         from ..sandbox import Sandbox
@@ -138,6 +151,7 @@ class SandboxServer:
             memory_limit=self.config.memory_limit,
             disk_quota=self.config.disk_quota,
             mcp_servers=self.mcp,
+            network=self.config.network,
         )
         sandbox._await_in_sync = True
         return sandbox
@@ -323,10 +337,12 @@ class SandboxServer:
             else "Files in /workspace and /tmp persist across the calls of this MCP session "
             "(JavaScript, shell and Python share them)."
         )
+        network = prompt_lines(self.config.network, self._caps()) if self.config.network is not None else []
         return (
             f"Limits per run: {self.config.timeout:g} s, {self.config.memory_limit // mib} MiB of memory, "
             f"{self.config.disk_quota // mib} MiB of files, code up to {self.config.max_code_size // 1024} KiB. "
-            f"No network. {files} Every tool call is checked against the sandbox's capabilities and budgets; "
+            + ("\n".join(network) + "\n" if network else "No network. ")
+            + f"{files} Every tool call is checked against the sandbox's capabilities and budgets; "
             "a denied call fails in the script with a message saying why."
         )
 
@@ -466,7 +482,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "each session gets its own sandbox.",
     )
     parser.add_argument("--config", metavar="FILE", help="JSON config: mcpServers, tools, constraints, "
-                        "max_calls, timeout, memory_limit, disk_quota, max_code_size")
+                        "max_calls, timeout, memory_limit, disk_quota, max_code_size, network")
     parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1", help="streamable-http only (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="streamable-http only (default 8000)")

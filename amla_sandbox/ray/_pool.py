@@ -180,8 +180,11 @@ class SandboxPool:
     `tools` run inside the actors (Ray pickles them); `local_tools` run in
     this process, their calls coming back over Ray. The other keyword
     arguments are create_sandbox_tool's (`constraints`, `max_calls`,
-    `timeout`, `memory_limit`, ...); every session gets its own capabilities
-    and budgets from them, or from `open_session(...)`. See docs/scale-out.md.
+    `timeout`, `memory_limit`, `network`, ...); every session gets its own
+    capabilities and budgets from them, or from `open_session(...)`. See
+    docs/scale-out.md. A `network` policy (docs/network.md) travels to the
+    actors with the other arguments, its secrets' values included: the
+    actors' hosts make the requests.
     """
 
     def __init__(

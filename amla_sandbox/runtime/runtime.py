@@ -241,6 +241,9 @@ class RuntimeConfig:
     # A directory of pure-Python packages the Python guest mounts read-only
     # (Sandbox(python_packages=...) prepares it: _python_packages.py).
     python_packages_dir: str | None = None
+    # The network policy's JSON (amla_sandbox.network.policy_json; None: no
+    # network). The core checks it (gocore/netpolicy: ParsePolicy).
+    network: dict[str, Any] | None = None
 
 
 def _check_limits(timeout: Any, memory_limit: Any, max_tool_result_size: Any) -> None:
@@ -265,6 +268,20 @@ def _check_limits(timeout: Any, memory_limit: Any, max_tool_result_size: Any) ->
 def _check_positive_int(name: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ValueError(f"{name} must be a positive int, got {value!r}")
+
+
+def _new_sandbox(config: dict[str, Any]) -> int:
+    """The core's SandboxNew. A network policy it refuses is the caller's
+    bad argument: a ValueError whose message (from the core, "network:
+    ...") names the policy's field at fault."""
+    try:
+        return _core.sandbox_new(config)
+    except ValueError:
+        raise
+    except Exception as e:
+        if str(e).startswith("network: "):
+            raise ValueError(str(e)) from None
+        raise
 
 
 def _caps_json(caps: list[Any]) -> str:
@@ -339,7 +356,7 @@ class Runtime:
         # One call makes the sandbox: the core checks the guests, verifies the
         # PCA, builds the capability policy (narrowed to what the PCA grants),
         # finds the compiled guests and creates the directory.
-        self._handle = _core.sandbox_new(
+        self._handle = _new_sandbox(
             {
                 "wasm_path": str(wasm),
                 "js_wasm_path": str(js_wasm),
@@ -356,6 +373,7 @@ class Runtime:
                 "max_output": int(config.max_output_size),
                 "max_tool_calls": int(config.max_steps),
                 "disk_quota": int(config.disk_quota),
+                **({"network": config.network} if config.network is not None else {}),
             }
         )
         self._finalizer = weakref.finalize(self, _release, self._handle)

@@ -94,3 +94,17 @@ func (p *Policy) AuthorizeExplicit(prefix, method string, params json.RawMessage
 	}
 	return c.RequiresApproval, true, nil
 }
+
+// ExplicitPatterns are the method patterns of the capabilities that start
+// with prefix, literally, in order.
+func (p *Policy) ExplicitPatterns(prefix string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, c := range p.caps {
+		if strings.HasPrefix(c.MethodPattern, prefix) {
+			out = append(out, c.MethodPattern)
+		}
+	}
+	return out
+}

@@ -29,6 +29,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,6 +43,25 @@ import (
 // pattern starting with prefix.
 type ExplicitAuthorizer interface {
 	AuthorizeExplicit(prefix, method string, params json.RawMessage) (needsApproval, explicit bool, err error)
+	// ExplicitPatterns are the method patterns that start with prefix.
+	ExplicitPatterns(prefix string) []string
+}
+
+// portNamed reports whether one of the sandbox's http/ capability
+// patterns names port in its host segment ("http/GET/h:8443/**").
+func (s *Sandbox) portNamed(port int) bool {
+	ea, ok := s.cfg.Authorizer.(ExplicitAuthorizer)
+	if !ok {
+		return false
+	}
+	suffix := ":" + strconv.Itoa(port)
+	for _, pat := range ea.ExplicitPatterns(httpPrefix) {
+		segs := strings.SplitN(pat, "/", 4)
+		if len(segs) >= 3 && strings.HasSuffix(segs[2], suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // httpPrefix is the literal start of every HTTP request's capability
@@ -133,7 +153,7 @@ func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
 			Reason: "this sandbox has no network policy (it was created without network=), so scripts cannot make " +
 				"HTTP requests; use a tool the sandbox provides instead"})
 	}
-	prep, err := n.policy.Prepare(req)
+	prep, err := n.policy.PrepareNaming(req, r.sb.portNamed)
 	if err != nil {
 		return refuse(wire.MethodHTTP, json.RawMessage("{}"), err)
 	}
@@ -171,14 +191,22 @@ func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
 				_ = r.settle(id, httpRefusal(id, fmt.Errorf("internal error (Go panic): %v", v)))
 			}
 		}()
-		resp, err := n.exec.Do(ctx, prep, deadline)
+		// The body is charged from before it is read (its announced size,
+		// as the host holds it while it encodes the answer) until the
+		// guest takes the answer.
+		reserve := func(body int64) error { return r.holdHTTP(id, body+(body+2)/3*4+1024) }
+		resp, err := n.exec.DoReserving(ctx, prep, deadline, reserve)
 		var a wire.ToolAnswer
+		if err == nil {
+			var body []byte
+			if body, err = json.Marshal(resp); err == nil {
+				a = wire.ToolAnswer{ID: id, OK: true, Result: body}
+				r.holdHTTP(id, int64(len(body))) // what is held now: never more than reserved
+			}
+		}
 		if err != nil {
+			r.releaseHTTP(id)
 			a = httpRefusal(id, err)
-		} else if body, merr := json.Marshal(resp); merr != nil {
-			a = httpRefusal(id, merr)
-		} else {
-			a = wire.ToolAnswer{ID: id, OK: true, Result: body}
 		}
 		_ = r.settle(id, a) // nil, or the run ended and nobody waits
 	}()
@@ -226,4 +254,36 @@ func (r *Run) endRequests() {
 	if r.httpCancel != nil {
 		r.httpCancel()
 	}
+}
+
+// holdHTTP charges an answer of n bytes, held by the host until its guest
+// takes it, against memory_limit together with the tool requests waiting
+// and the other answers not yet taken: a script that starts many large
+// downloads without reading them gets refusals, not a host holding them
+// all.
+//
+// holdHTTP sets request id's charge to n bytes (replacing what it held);
+// it refuses when n is more than the charge held and that would pass the
+// limit.
+func (r *Run) holdHTTP(id, n int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prev := r.httpBytes[id]
+	limit := r.sb.cfg.Limits.MemoryLimit
+	if n > prev && r.outstanding+r.httpHeld-prev+n > limit {
+		return &netpolicy.Refusal{Check: "memory_limit", Reason: fmt.Sprintf("the response (%d bytes as the host holds it) "+
+			"and the %d responses read or being read and not yet taken by the script (%d bytes) would exceed "+
+			"memory_limit=%d; read responses before starting more", n, len(r.httpBytes), r.httpHeld-prev, limit)}
+	}
+	r.httpHeld += n - prev
+	r.httpBytes[id] = n
+	return nil
+}
+
+// releaseHTTP drops request id's charge.
+func (r *Run) releaseHTTP(id int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.httpHeld -= r.httpBytes[id]
+	delete(r.httpBytes, id)
 }

@@ -643,6 +643,10 @@ func (p *proc) wait(timeoutMS int64) (int32, error) {
 	}
 	a := p.answers[0]
 	p.answers = p.answers[1:]
+	if n, ok := r.httpBytes[a.ID]; ok {
+		r.httpHeld -= n
+		delete(r.httpBytes, a.ID)
+	}
 	r.mu.Unlock()
 	header, _ := json.Marshal(wire.AnswerHeader{ID: a.ID, OK: a.OK, Code: a.Code, Error: a.Error})
 	// The frame is header, newline, result; its parts go to the guest

@@ -74,6 +74,11 @@ type Run struct {
 	// made at the first and cancelled when the run ends; guarded by mu.
 	httpCtx    context.Context
 	httpCancel context.CancelFunc
+	// httpHeld is the bytes of HTTP answers made and not yet taken by
+	// their guests (httpBytes by id): host memory charged against
+	// memory_limit with outstanding (network.go).
+	httpHeld  int64
+	httpBytes map[int64]int64
 }
 
 func newRun(s *Sandbox, in wire.Input, stream bool) *Run {
@@ -86,6 +91,7 @@ func newRun(s *Sandbox, in wire.Input, stream bool) *Run {
 		callIdx:   map[int64]int{},
 		callStart: map[int64]time.Time{},
 		reqBytes:  map[int64]int64{},
+		httpBytes: map[int64]int64{},
 		stdout:    cappedBuffer{max: lim.MaxOutput},
 		stderr:    cappedBuffer{max: lim.MaxOutput},
 	}

@@ -110,6 +110,11 @@ func (e *Executor) Requests() int64 {
 	return e.requests
 }
 
+// grantedPortKey is the context key of a request's port when a grant
+// outside the rules named it (PrepareNaming): dial allows that port for
+// that request's connections.
+type grantedPortKey struct{}
+
 // dial resolves the host itself, checks every address against the floor
 // (refused ones are skipped) and dials the allowed ones in turn; the
 // dialer's Control checks the address of the socket once more just before
@@ -120,8 +125,9 @@ func (e *Executor) dial(ctx context.Context, network, addr string) (net.Conn, er
 		return nil, err
 	}
 	port, err := strconv.Atoi(portStr)
-	if err != nil || !e.p.ports[port] {
-		return nil, refuse(CheckPort, "", addr, "only ports 80, 443 and ports a rule names are allowed")
+	granted, _ := ctx.Value(grantedPortKey{}).(int)
+	if err != nil || (!e.p.ports[port] && port != granted) {
+		return nil, refuse(CheckPort, "", addr, "only ports 80, 443 and ports a rule or an http/ capability names are allowed")
 	}
 	var addrs []netip.Addr
 	if a, err := netip.ParseAddr(host); err == nil {
@@ -172,6 +178,15 @@ func (e *Executor) dial(ctx context.Context, network, addr string) (net.Conn, er
 // inject_headers added just before sending. Every failure is a *Refusal:
 // a check's, or CheckTransport for a network error, its text scrubbed.
 func (e *Executor) Do(ctx context.Context, r *Prepared, deadline time.Time) (*wire.HTTPResponse, error) {
+	return e.DoReserving(ctx, r, deadline, nil)
+}
+
+// DoReserving is Do that, once the response's headers are in and before
+// its body is read, asks reserve for room for the body: its
+// Content-Length, or max_response_bytes when the server does not say. A
+// non-nil error from reserve refuses the request with that error, and
+// the body is never read; the caller releases what it reserved.
+func (e *Executor) DoReserving(ctx context.Context, r *Prepared, deadline time.Time, reserve func(bodyBytes int64) error) (*wire.HTTPResponse, error) {
 	p := e.p
 	if r == nil || r.policy != p || !r.authorized.CompareAndSwap(true, false) {
 		return nil, refuse(CheckNotAllowed, "", "", "the request was not authorized by this policy, or was already made")
@@ -193,6 +208,9 @@ func (e *Executor) Do(ctx context.Context, r *Prepared, deadline time.Time) (*wi
 	e.requests++
 	e.mu.Unlock()
 
+	if r.portGranted {
+		ctx = context.WithValue(ctx, grantedPortKey{}, r.Port)
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	timedOut := func() error {
@@ -251,7 +269,23 @@ func (e *Executor) Do(ctx context.Context, r *Prepared, deadline time.Time) (*wi
 		return nil, refuse(CheckTransport, "", r.URL, p.scrub.string(transportMessage(err)))
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, p.MaxResponseBytes+1))
+	expect := p.MaxResponseBytes
+	if resp.ContentLength >= 0 && resp.ContentLength <= p.MaxResponseBytes {
+		expect = resp.ContentLength
+	}
+	if reserve != nil {
+		if err := reserve(expect); err != nil {
+			return nil, err
+		}
+	}
+	// Read into a buffer of the announced size, so a large body is not
+	// copied as the buffer doubles.
+	buf := bytes.NewBuffer(make([]byte, 0, min(expect, 1<<20)+1))
+	if resp.ContentLength >= 0 {
+		buf.Grow(int(expect) + 1)
+	}
+	_, err = buf.ReadFrom(io.LimitReader(resp.Body, p.MaxResponseBytes+1))
+	data := buf.Bytes()
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, timedOut()

@@ -41,9 +41,12 @@ type Prepared struct {
 	body    []byte
 	params  *capability.Object
 
-	policy     *Policy
-	authorized atomic.Bool // set by Authorize, taken by Do: one request per authorization
-	rule       *Rule
+	policy *Policy
+	// portGranted: Port is neither 80, 443 nor a rule's, and was allowed
+	// because a grant outside the rules names it (PrepareNaming).
+	portGranted bool
+	authorized  atomic.Bool // set by Authorize, taken by Do: one request per authorization
+	rule        *Rule
 }
 
 // Headers returns the request's headers as the guest sent them, less the
@@ -82,6 +85,14 @@ func validHeaderValue(v string) bool {
 // describes it as a capability call. It does not consult the rules
 // (Authorize does) and makes no connection.
 func (p *Policy) Prepare(req wire.HTTPRequest) (*Prepared, error) {
+	return p.PrepareNaming(req, nil)
+}
+
+// PrepareNaming is Prepare where a port is also allowed when portNamed
+// reports that a grant outside the rules names it explicitly (a
+// capability pattern "http/<VERB>/<host>:<port>/..."), as a rule naming
+// it would.
+func (p *Policy) PrepareNaming(req wire.HTTPRequest, portNamed func(port int) bool) (*Prepared, error) {
 	verb := strings.ToUpper(strings.TrimSpace(req.Method))
 	if verb == "" {
 		verb = "GET"
@@ -133,8 +144,12 @@ func (p *Policy) Prepare(req wire.HTTPRequest) (*Prepared, error) {
 		}
 		port = n
 	}
+	portGranted := false
 	if !p.ports[port] {
-		return nil, refuse(CheckPort, "", strconv.Itoa(port), "only ports 80, 443 and ports a rule names are allowed")
+		if portNamed == nil || !portNamed(port) {
+			return nil, refuse(CheckPort, "", strconv.Itoa(port), "only ports 80, 443 and ports a rule or an http/ capability names are allowed")
+		}
+		portGranted = true
 	}
 	segs, err := splitPath(u.EscapedPath())
 	if err != nil {
@@ -155,7 +170,7 @@ func (p *Policy) Prepare(req wire.HTTPRequest) (*Prepared, error) {
 	}
 	r := &Prepared{
 		Verb: verb, Scheme: scheme, Host: host, Port: port, Path: path, RawQuery: rawQuery,
-		body: req.Body, policy: p,
+		body: req.Body, policy: p, portGranted: portGranted,
 	}
 	r.URL = scheme + "://" + hostPort + path
 	if rawQuery != "" || u.ForceQuery {
