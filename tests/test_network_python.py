@@ -391,3 +391,30 @@ print(json.dumps([[json.loads(a)["ok"] for a in answers], [json.loads(a)["error"
                            'c.request("GET", "/json", headers={"Host": "example.com"})', "import http.client")
     assert got["raised"] == "builtins.HTTPRefused" and "refused by the header check" in got["message"], got
     assert http.seen == []
+
+
+def test_a_recorded_python_run_replays_with_the_server_gone(packages: Path):
+    server = serve(tls=True)
+    secrets = {"TOKEN": {"value": SECRET, "hosts": ["127.0.0.1"]}}
+    pol = policy(f"GET {server.url}/**", secrets=secrets, extra_ca_certs=server.ca_pem)
+    code = f"""
+import json, os, random, urllib.request, requests, httpx
+u = json.load(urllib.request.urlopen("{server.url}/echo?x=" + str(random.random())))
+r = requests.get("{server.url}/echo", params={{"y": random.random()}}, headers={{"x-token": os.environ["TOKEN"]}}).json()
+async def main():
+    async with httpx.AsyncClient() as c:
+        return await asyncio.gather(*(c.get("{server.url}/echo", params={{"z": i}}) for i in range(3)))
+rs = asyncio.run(main())
+print(u["query"], r["query"], r["headers"]["x-token"] == os.environ["TOKEN"], [x.json()["query"] for x in rs])
+"""
+    with Sandbox(network=pol, record=True, durable_key=b"k" * 32, python_packages=[packages]) as sb:
+        first = sb.python(code)
+        journal = sb.last_result.journal
+        assert sb.last_result.exit_code == 0, sb.last_stderr
+    server.close()
+    assert SECRET.encode() not in journal and "True" in first
+    assert [s.headers.get("x-token") for s in server.seen] == [None, SECRET, None, None, None]
+    stand_in = policy(f"GET {server.url}/**", secrets={"TOKEN": {"value": "not-the-secret", "hosts": ["127.0.0.1"]}})
+    replayed = Sandbox.replay(journal, network=stand_in, durable_key=b"k" * 32, python_packages=[packages])
+    assert replayed.last_result.stdout == first and replayed.last_result.exit_code == 0, replayed.last_result.stderr
+    replayed.close()
