@@ -125,14 +125,20 @@ print(json.dumps([one, two]))
     assert https.seen[0].body == b"abcdef" and https.seen[0].method == "PUT"
 
 
-def test_unverified_contexts_change_nothing(https: Server):
+def test_unverified_contexts_change_nothing(https: Server, packages: Path):
     """TLS is the host's and always verifies: without the test CA in the policy, an unverified
-    context in the guest still fails on the certificate."""
-    with Sandbox(network=policy(https.url)) as sb:
-        got = error_of(sb, f'urllib.request.urlopen("{https.url}/json", context=ssl._create_unverified_context())',
-                       "import ssl, urllib.request")
-    assert got["raised"] == "urllib.error.URLError", got
-    assert "certificate" in got["message"], got
+    context or verify=False in the guest still fails on the certificate, and nothing is sent."""
+    https.seen.clear()
+    with Sandbox(network=policy(https.url), python_packages=[packages]) as sb:
+        got = [
+            error_of(sb, f'urllib.request.urlopen("{https.url}/json", context=ssl._create_unverified_context())',
+                     "import ssl, urllib.request"),
+            error_of(sb, f'requests.get("{https.url}/json", verify=False)', "import requests"),
+            error_of(sb, f'httpx.Client(verify=False).get("{https.url}/json")', "import httpx"),
+        ]
+    assert [g["raised"] for g in got] == ["urllib.error.URLError", "requests.exceptions.ConnectionError", "httpx.ConnectError"]
+    assert all("certificate signed by unknown authority" in g["message"] for g in got), got
+    assert https.seen == []
 
 
 def test_urllib_redirects_are_followed_hop_by_hop(http: Server):
