@@ -215,15 +215,18 @@ def _serialize(method: str, r: net.Response) -> bytes:
 def patch_http_client(m) -> None:
     """http.client's connections make their requests through the host."""
 
+    https = getattr(m, "HTTPSConnection", ())
+
     def connect(self) -> None:
         sys.audit("http.client.connect", self, self.host, self.port)
-        scheme = "https" if isinstance(self, m.HTTPSConnection) else "http"
+        scheme = "https" if isinstance(self, https) else "http"
         self.sock = HostSocket(scheme, self.host, self.port, self.timeout)
         if self._tunnel_host:
             self._tunnel()
 
     m.HTTPConnection.connect = connect
-    m.HTTPSConnection.connect = connect
+    if https:
+        m.HTTPSConnection.connect = connect
 
 
 # -- urllib3 -----------------------------------------------------------------

@@ -1,8 +1,9 @@
 """What cannot work in the sandbox fails with an error that says why and
 what to use instead.
 
-The sandbox has no sockets (HTTP goes through the host: net.py), runs no other processes (shell() asks the host
-for a shell process instead), has one thread, and loads no native code.
+The sandbox has no sockets (HTTP requests go through the host: net.py),
+runs no other processes (shell() asks the host for a shell process
+instead), has one thread, and loads no native code.
 CPython on WASI already fails in each case, but with messages that do not
 say so ("[Errno 58] Not supported", "wasi does not support processes.",
 "can't start new thread", a missing _ctypes);
@@ -63,25 +64,6 @@ class _Popen(subprocess.Popen):
 # -- modules patched when imported ------------------------------------------
 
 
-def _patch_http_client(m) -> None:
-    """http.client's connections make their requests through the host
-    (netclients.py). Imported before the stand-in ssl was there, it lacks
-    HTTPSConnection: given one, so that https is not an unknown url type."""
-    if not hasattr(m, "HTTPSConnection"):
-
-        class HTTPSConnection(m.HTTPConnection):
-            default_port = m.HTTPS_PORT
-
-            def __init__(self, host, port=None, *, context=None, **kwargs):  # noqa: D107
-                super().__init__(host, port, **kwargs)
-                self._context = context
-
-        HTTPSConnection.__module__ = m.__name__
-        m.HTTPSConnection = HTTPSConnection
-        m._create_https_context = lambda http_version: tls.create_default_context()
-    netclients.patch_http_client(m)
-
-
 def _patch_multiprocessing_process(m) -> None:
     m.BaseProcess.start = _no_process
 
@@ -137,7 +119,7 @@ class _Refusals:
 
     REFUSED = {"ctypes": NO_NATIVE, "_ctypes": NO_NATIVE, "_posixsubprocess": NO_PROCESSES,
                "_multiprocessing": NO_PROCESSES, "_ssl": NO_NETWORK}
-    PATCHED = {"http.client": _patch_http_client, "multiprocessing.process": _patch_multiprocessing_process,
+    PATCHED = {"http.client": netclients.patch_http_client, "multiprocessing.process": _patch_multiprocessing_process,
                "multiprocessing.pool": _patch_multiprocessing_pool, "concurrent.futures.process": _patch_process_pool,
                "urllib3": netclients.patch_urllib3, "httpx": netclients.patch_httpx}
 
