@@ -424,3 +424,23 @@ print(u["query"], r["query"], r["headers"]["x-token"] == os.environ["TOKEN"], [x
     replayed = Sandbox.replay(journal, network=stand_in, durable_key=b"k" * 32, python_packages=[packages])
     assert replayed.last_result.stdout == first and replayed.last_result.exit_code == 0, replayed.last_result.stderr
     replayed.close()
+
+
+def test_large_bodies_are_not_copied_into_a_small_memory_limit(http: Server, packages: Path):
+    """A 6 MiB body under memory_limit=64 MiB (about 30 MiB of which is the interpreter): the body
+    is decoded from the host's answer once and handed to urllib's caller without further copies
+    (decoding the answer as JSON, then base64, then joining it to the head ran out at 4 MiB).
+    httpx, imported too, leaves less room."""
+    MiB = 1 << 20
+    with Sandbox(network=policy(http.url, max_response_bytes=8 * MiB), memory_limit=64 * MiB,
+                 python_packages=[packages]) as sb:
+        got = run(sb, f"""
+import json, urllib.request
+print(json.dumps(len(urllib.request.urlopen("{http.url}/big?n={6 * MiB}").read())))
+""")
+        assert got == 6 * MiB
+        got = run(sb, f"""
+import json, httpx
+print(json.dumps(len(httpx.get("{http.url}/big?n={4 * MiB}").content)))
+""")
+        assert got == 4 * MiB

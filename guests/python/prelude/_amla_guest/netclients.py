@@ -92,7 +92,7 @@ class HostSocket:
         item = self._responses.popleft()
         if isinstance(item, BaseException):
             raise item
-        return io.BufferedReader(io.BytesIO(item))
+        return _ResponseFile(*item)
 
     def settimeout(self, timeout) -> None:
         self._timeout = _timeout_seconds(timeout)
@@ -197,7 +197,72 @@ class HostSocket:
         self._responses.append(_serialize(method, response))
 
 
-def _serialize(method: str, r: net.Response) -> bytes:
+class _ResponseFile(io.BufferedIOBase):
+    """A response's bytes as http.client reads them (its makefile()): the
+    head, then the body. The body may be megabytes: it is never joined to
+    the head, and a read of all of it gives the body object itself, not a
+    copy."""
+
+    def __init__(self, head: bytes, body: bytes) -> None:
+        self._head = head
+        self._body = body
+        self._pos = 0  # in head + body
+
+    def readable(self) -> bool:
+        return True
+
+    def _take(self, n: int, advance: bool = True) -> bytes:
+        head, body, pos = self._head, self._body, self._pos
+        total = len(head) + len(body)
+        n = total - pos if n is None or n < 0 else min(n, total - pos)
+        if pos == len(head) and n == len(body):
+            out = body
+        elif pos + n <= len(head):
+            out = head[pos : pos + n]
+        elif pos >= len(head):
+            out = body[pos - len(head) : pos - len(head) + n]
+        else:
+            out = head[pos:] + body[: pos + n - len(head)]
+        if advance:
+            self._pos = pos + n
+        return out
+
+    def read(self, size: int | None = -1) -> bytes:
+        self._checkClosed()
+        return self._take(-1 if size is None else size)
+
+    def read1(self, size: int = -1) -> bytes:
+        return self.read(size)
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def peek(self, size: int = 0) -> bytes:
+        self._checkClosed()
+        return self._take(max(size, 1), advance=False)
+
+    def readline(self, size: int | None = -1) -> bytes:
+        self._checkClosed()
+        head, pos = self._head, self._pos
+        if pos < len(head):
+            nl = head.find(b"\n", pos)
+            n = (nl + 1 if nl >= 0 else len(head)) - pos
+        else:
+            nl = self._body.find(b"\n", pos - len(head))
+            n = (nl + 1 + len(head) if nl >= 0 else len(head) + len(self._body)) - pos
+        if size is not None and size >= 0:
+            n = min(n, size)
+        return self._take(n)
+
+    def close(self) -> None:
+        self._head = self._body = b""
+        super().close()
+
+
+def _serialize(method: str, r: net.Response) -> tuple[bytes, bytes]:
+    """(head, body) of the response as an HTTP/1.1 server would send it."""
     lines = [f"HTTP/1.1 {r.status} {r.reason or 'Unknown'}"]
     for name, value in r.headers:
         low = name.lower()
@@ -206,7 +271,7 @@ def _serialize(method: str, r: net.Response) -> bytes:
         lines.append(f"{name}: {value}")
     if method != "HEAD":
         lines.append(f"Content-Length: {len(r.body)}")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8", "surrogateescape") + (b"" if method == "HEAD" else r.body)
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8", "surrogateescape"), b"" if method == "HEAD" else r.body
 
 
 # -- http.client -------------------------------------------------------------
