@@ -444,3 +444,27 @@ import json, httpx
 print(json.dumps(len(httpx.get("{http.url}/big?n={4 * MiB}").content)))
 """)
         assert got == 4 * MiB
+
+
+def test_urllib3_does_not_retry_what_the_policy_refused(http: Server, packages: Path):
+    """urllib3's default of 3 retries would send a refused request 4 times (4 refusals in the
+    journal): it is raised at once, as an error urllib3 may not retry; a network failure (a port
+    nothing listens on) is retried as ever."""
+    closed = serve()
+    closed.close()
+    with Sandbox(network=policy(f"GET {http.url}/json", f"GET {closed.url}/**"), python_packages=[packages]) as sb:
+        got = run(sb, f"""
+import json, urllib3
+pool = urllib3.PoolManager()
+out = []
+for url in ("{http.url}/admin", "{closed.url}/x"):
+    try:
+        pool.request("GET", url)
+    except Exception as e:
+        out.append([type(e).__name__, "refused by the allow check" in str(e)])
+print(json.dumps(out))
+""")
+        calls = [c.method for c in sb.last_result.tool_calls]
+    assert got == [["ProtocolError", True], ["MaxRetryError", False]], got
+    assert calls.count(f"http/GET/127.0.0.1:{http.port}/admin") == 1, calls
+    assert calls.count(f"http/GET/127.0.0.1:{closed.port}/x") == 4, calls

@@ -303,6 +303,8 @@ def patch_urllib3(m) -> None:
     http.client's underneath."""
     import urllib3.connection as uc
     import urllib3.connectionpool as pool
+    from urllib3.exceptions import ProtocolError
+    from urllib3.util.retry import Retry
 
     class HTTPConnection(uc.HTTPConnection):
         def connect(self) -> None:
@@ -331,6 +333,21 @@ def patch_urllib3(m) -> None:
     pool.HTTPSConnectionPool.ConnectionCls = HTTPSConnection
     uc.HTTPConnection = HTTPConnection
     uc.HTTPSConnection = uc.VerifiedHTTPSConnection = HTTPSConnection
+
+    # A request the policy refused is refused again however often it is
+    # retried: the error is raised at once, as urllib3 does for an error it
+    # may not retry (a network failure, check "transport", is retried).
+    increment = Retry.increment
+
+    def increment_unless_refused(self, method=None, url=None, response=None, error=None, _pool=None,
+                                 _stacktrace=None):
+        cause = error.args[1] if isinstance(error, ProtocolError) and len(error.args) > 1 else error
+        if isinstance(cause, net.HTTPRefused) and cause.check not in ("", "transport"):
+            raise error.with_traceback(_stacktrace)
+        return increment(self, method, url, response, error, _pool, _stacktrace)
+
+    increment_unless_refused.__wrapped__ = increment
+    Retry.increment = increment_unless_refused
 
 
 # -- httpx -------------------------------------------------------------------
