@@ -370,9 +370,11 @@ async def main():
         return await asyncio.gather(c.get("{http.url}/slow?ms=3000"), c.get("{http.url}/json"), return_exceptions=True)
 slow, fast = asyncio.run(main())
 out.append([type(slow).__name__, fast.status_code])
+# A short connect timeout and a long enough read timeout: the response may take the read timeout.
+out.append(requests.get("{http.url}/slow?ms=800", timeout=(0.2, 5)).json())
 print(json.dumps(out))
 """)
-    assert got == [["HTTPTimeout", True], ["ReadTimeout", True], ["ReadTimeout", True], ["ReadTimeout", 200]]
+    assert got == [["HTTPTimeout", True], ["ReadTimeout", True], ["ReadTimeout", True], ["ReadTimeout", 200], {"slow": 800}]
 
 
 def test_bypassing_the_prelude_gains_nothing(http: Server):

@@ -145,31 +145,56 @@ def _response(result, body: bytes | None = None) -> Response:
                     str(result.get("url") or ""))
 
 
-def _timed_out(timeout: float) -> HTTPTimeout:
-    return HTTPTimeout(f"timed out: no response within the client's timeout ({timeout:g} s)", "client_timeout")
+def timed_out(timeout: float | None) -> HTTPTimeout:
+    return HTTPTimeout(f"timed out: no response within the client's timeout ({timeout or 0:g} s)", "client_timeout")
+
+
+class Pending:
+    """A request submitted and not yet waited for to the end (submit)."""
+
+    __slots__ = ("call_id", "_waiting")
+
+    def __init__(self, call_id: int, waiting: calls._Waiting) -> None:
+        self.call_id = call_id
+        self._waiting = waiting
+
+    def wait(self, timeout: float | None = None) -> Response | None:
+        """The response, waiting for it at most timeout seconds (None: no
+        limit), even while an event loop runs (a synchronous client
+        called from async code blocks, as it would on a socket). None when
+        the time ran out first: the request stays in flight and may be
+        waited for again. Raises HTTPRefused (or HTTPTimeout) when the
+        host refused the request or could not make it."""
+        call_id = self.call_id
+        if timeout is None:
+            calls._wait_for(call_id)
+        else:
+            deadline = time.monotonic() + max(0.0, timeout)
+            while call_id in calls._pending:
+                left = deadline - time.monotonic()
+                if (left <= 0 or not calls.deliver_next(max(1, math.ceil(left * 1000)))) and call_id in calls._pending:
+                    return None
+        if self._waiting.error is not None:
+            raise self._waiting.error
+        return _response(self._waiting.value)
+
+
+def submit(method: str, url: str, headers: list[tuple[str, str]], body: bytes | None = None) -> Pending:
+    """Hands one request to the host; wait() for its response. One never
+    waited for is dropped when its answer comes."""
+    call_id = _amla.submit(_request_json(method, url, headers, body))
+    waiting = calls._pending[call_id] = calls._Waiting(METHOD)
+    return Pending(call_id, waiting)
 
 
 def request(method: str, url: str, headers: list[tuple[str, str]], body: bytes | None = None,
             timeout: float | None = None) -> Response:
-    """Makes one request and waits for its response, even while an event
-    loop runs (a synchronous client called from async code blocks, as it
-    would on a socket). timeout (seconds, None for none) bounds the wait:
-    past it, HTTPTimeout, and the host's answer is dropped when it comes.
-    Raises HTTPRefused (or HTTPTimeout) when the host refuses or fails."""
-    call_id = _amla.submit(_request_json(method, url, headers, body))
-    waiting = calls._pending[call_id] = calls._Waiting(METHOD)
-    if timeout is None:
-        calls._wait_for(call_id)
-    else:
-        deadline = time.monotonic() + max(0.0, timeout)
-        while call_id in calls._pending:
-            left = deadline - time.monotonic()
-            if left <= 0 or not calls.deliver_next(max(1, math.ceil(left * 1000))):
-                if call_id in calls._pending:
-                    raise _timed_out(timeout)
-    if waiting.error is not None:
-        raise waiting.error
-    return _response(waiting.value)
+    """Makes one request and waits for its response (Pending.wait); past
+    timeout, HTTPTimeout."""
+    response = submit(method, url, headers, body).wait(timeout)
+    if response is None:
+        raise timed_out(timeout)
+    return response
 
 
 async def request_async(method: str, url: str, headers: list[tuple[str, str]], body: bytes | None = None,
@@ -185,7 +210,7 @@ async def request_async(method: str, url: str, headers: list[tuple[str, str]], b
         return _response(await asyncio.wait_for(call, max(0.0, timeout)))
     except TimeoutError:
         if call.cancelled():
-            raise _timed_out(timeout) from None
+            raise timed_out(timeout) from None
         raise
 
 

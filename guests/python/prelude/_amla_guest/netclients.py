@@ -54,13 +54,17 @@ def origin(scheme: str, host: str, port: int | None) -> str:
 class HostSocket:
     """The socket http.client's connect() installs (see the module's
     docstring). sendall() buffers; a whole request makes one host call;
-    makefile() serves the responses in order. A refusal is raised by the
-    sendall() that completes the request; a timeout by the makefile()
-    that reads its response."""
+    makefile() serves the responses in order. The sendall() that completes
+    a request waits for its answer as long as the socket's timeout allows
+    (a client's connect timeout, for urllib3) and raises a refusal; an
+    answer that has not come by then is waited for by the makefile() that
+    reads it, under the timeout of that moment (the read timeout), and a
+    timeout is raised there, as a socket's read timeout is."""
 
     def __init__(self, scheme: str, host: str, port: int | None, timeout) -> None:
-        self.scheme = scheme
-        self._origin = origin(scheme, host, port)
+        self.scheme = scheme  # the stand-in ssl's wrap_socket makes it "https"
+        self._host = host
+        self._port = port
         self._timeout = _timeout_seconds(timeout)
         self._out = bytearray()
         self._responses: collections.deque = collections.deque()
@@ -90,6 +94,12 @@ class HostSocket:
                 raise ConnectionError("the HTTP request was not sent whole: nothing was sent to the host")
             raise ConnectionError("no HTTP request was sent on this connection")
         item = self._responses.popleft()
+        if isinstance(item, tuple) and isinstance(item[1], net.Pending):
+            method, pending = item
+            response = pending.wait(self._timeout)
+            if response is None:
+                raise net.timed_out(self._timeout)
+            item = _serialize(method, response)
         if isinstance(item, BaseException):
             raise item
         return _ResponseFile(*item)
@@ -118,7 +128,7 @@ class HostSocket:
         return -1
 
     def __repr__(self) -> str:
-        return f"<HostSocket {self._origin} (HTTP through the sandbox's host)>"
+        return f"<HostSocket {origin(self.scheme, self._host, self._port)} (HTTP through the sandbox's host)>"
 
     # -- the request ------------------------------------------------------
 
@@ -188,13 +198,14 @@ class HostSocket:
     def _exchange(self, method: str, target: str, headers: list, body: bytes) -> None:
         # An absolute-form target (a client speaking to a proxy) is the URL;
         # the part before the query decides.
-        url = target if "://" in target.partition("?")[0] else self._origin + target
+        url = target if "://" in target.partition("?")[0] else origin(self.scheme, self._host, self._port) + target
+        pending = net.submit(method, url, headers, body or None)
         try:
-            response = net.request(method, url, headers, body or None, self._timeout)
-        except TimeoutError as e:
+            response = pending.wait(self._timeout)
+        except TimeoutError as e:  # the host's timeout: a read timeout
             self._responses.append(e)
             return
-        self._responses.append(_serialize(method, response))
+        self._responses.append((method, pending) if response is None else _serialize(method, response))
 
 
 class _ResponseFile(io.BufferedIOBase):
