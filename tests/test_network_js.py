@@ -250,3 +250,39 @@ def test_a_tool_named_fetch_still_replaces_the_global(http: Server):
 
     tool = create_sandbox_tool(tools=[fetch], network=policy(f"GET {http.url}/**"))
     assert "from the tool: x" in tool.run("console.log(await fetch({url: 'x'}))", language="javascript")
+
+
+def test_rule_budgets_travel_in_snapshots_and_forks(http: Server):
+    pol = policy({"url": f"{http.url}/json", "max_calls": 1})
+    code = f"return await fetch('{http.url}/json').then(r => r.status, e => e.cause.check)"
+    with Sandbox(network=pol) as sb:
+        assert sb.execute(code) == "200\n"
+        snap = sb.snapshot()
+        with sb.fork() as child:
+            assert child.execute(code) == "max_calls\n"
+    with Sandbox.from_snapshot(snap, network=pol) as restored:
+        assert restored.execute(code) == "max_calls\n"
+
+
+def test_injected_headers_carry_a_hidden_secret_the_script_never_sees(https: Server):
+    secrets = {"STRIPE": {"value": SECRET, "hosts": ["127.0.0.1"], "expose": False}}
+    inject = {"127.0.0.1": {"Authorization": "Bearer {STRIPE}"}}
+    pol = policy(f"{https.url}", secrets=secrets, inject_headers=inject, extra_ca_certs=https.ca_pem)
+    with Sandbox(network=pol) as sb:
+        got = run(sb, f"""
+            const r = await fetch('{https.url}/echo', {{ headers: {{ authorization: 'Bearer mine' }} }});
+            return [Object.keys(process.env).filter(k => k.includes('STRIPE')), (await r.json()).headers.authorization];
+        """)
+    assert got[0] == [] and got[1].startswith("Bearer amla_secret_STRIPE_")  # scrubbed on the way back
+    assert https.seen[-1].headers["authorization"] == "Bearer " + SECRET  # the host's header replaced the script's
+
+
+def test_abort_signal_timeout_cancels_a_slow_fetch(http: Server):
+    with Sandbox(network=policy(f"GET {http.url}/**")) as sb:
+        started = time.monotonic()
+        got = sb.execute(f"""
+            try {{ await fetch('{http.url}/slow?ms=3000', {{ signal: AbortSignal.timeout(200) }}); return 'resolved'; }}
+            catch (e) {{ return e.name; }}
+        """).strip()
+        took = time.monotonic() - started
+    assert got == "TimeoutError" and took < 2.5, (got, took)

@@ -92,3 +92,36 @@ func TestRequiresApprovalNarrows(t *testing.T) {
 		t.Fatal("a requires_approval that is not a bool must be refused")
 	}
 }
+
+// Only capabilities whose pattern names the prefix literally decide an
+// explicit call: "**" matches every method but opens nothing here.
+func TestAuthorizeExplicit(t *testing.T) {
+	one := int64(1)
+	tests := []struct {
+		name     string
+		caps     []MethodCapability
+		method   string
+		explicit bool
+		allowed  bool
+	}{
+		{"wildcard only", []MethodCapability{{MethodPattern: "**"}}, "http/GET/h/x", false, false},
+		{"explicit match", []MethodCapability{{MethodPattern: "**"}, {MethodPattern: "http/GET/h/**"}}, "http/GET/h/x", true, true},
+		{"explicit other host", []MethodCapability{{MethodPattern: "http/GET/h/**"}}, "http/GET/other/x", true, false},
+		{"explicit budget", []MethodCapability{{MethodPattern: "http/GET/h/**", MaxCalls: &one}}, "http/GET/h/x", true, true},
+	}
+	for _, tc := range tests {
+		p := NewPolicy(tc.caps)
+		_, explicit, err := p.AuthorizeExplicit("http/", tc.method, nil)
+		// Without an explicit capability nothing is decided (and nothing allowed).
+		if explicit != tc.explicit || (explicit && err == nil) != tc.allowed {
+			t.Errorf("%s: explicit=%v err=%v, want explicit=%v allowed=%v", tc.name, explicit, err, tc.explicit, tc.allowed)
+		}
+	}
+	p := NewPolicy([]MethodCapability{{MethodPattern: "http/GET/h/**", MaxCalls: &one}})
+	if _, _, err := p.AuthorizeExplicit("http/", "http/GET/h/x", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := p.AuthorizeExplicit("http/", "http/GET/h/x", nil); err == nil {
+		t.Fatal("a spent explicit budget allowed a second call")
+	}
+}

@@ -242,8 +242,8 @@ func (d *durableRun) begin(s *Sandbox, o RunOptions) error {
 		d.head.Limits = j.Limits
 		return nil
 	}
-	if b, ok := s.cfg.Authorizer.(Budgeted); ok {
-		d.head.Budgets = b.BudgetsLeft()
+	if b, ok := s.budgetsLeft(); ok {
+		d.head.Budgets = b
 	}
 	if o.RecordStart == StartDigest {
 		dg, err := s.knownOrWalkDigest()

@@ -181,11 +181,18 @@ func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
 	r.callStart[id] = time.Now()
 	r.owner[id] = p
 	p.pending[id] = true
-	ctx := r.httpContext()
+	ctx, stop := context.WithCancel(r.httpContext())
+	r.httpStop[id] = stop
 	r.mu.Unlock()
 
 	deadline := time.Now().Add(r.ctl.remaining())
 	go func() {
+		defer func() {
+			r.mu.Lock()
+			delete(r.httpStop, id)
+			r.mu.Unlock()
+			stop()
+		}()
 		defer func() {
 			if v := recover(); v != nil {
 				_ = r.settle(id, httpRefusal(id, fmt.Errorf("internal error (Go panic): %v", v)))
@@ -286,4 +293,25 @@ func (r *Run) releaseHTTP(id int64) {
 	defer r.mu.Unlock()
 	r.httpHeld -= r.httpBytes[id]
 	delete(r.httpBytes, id)
+}
+
+// cancelHTTP is the http_cancel request (wire.MethodHTTPCancel): it stops
+// request {"id": n} of the same process if it is in flight, so its answer
+// (refused, "cancelled") comes at once; it is itself answered OK at once.
+func (p *proc) cancelHTTP(id int64, params json.RawMessage) (int64, error) {
+	r := p.run
+	var req struct {
+		ID int64 `json:"id"`
+	}
+	answer := wire.ToolAnswer{ID: id, OK: true, Result: json.RawMessage("null")}
+	if err := json.Unmarshal(params, &req); err != nil {
+		answer = wire.ToolAnswer{ID: id, Code: wire.CodeInvalidRequest, Error: "http_cancel: params must be {\"id\": <request id>}"}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if stop, ok := r.httpStop[req.ID]; ok && r.owner[req.ID] == p {
+		stop()
+	}
+	r.answerNow(p, id, wire.MethodHTTPCancel, params, answer)
+	return id, nil
 }

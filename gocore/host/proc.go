@@ -531,6 +531,9 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	if req.Method == wire.MethodHTTP {
 		return p.submitHTTP(id, req.Params)
 	}
+	if req.Method == wire.MethodHTTPCancel {
+		return p.cancelHTTP(id, req.Params)
+	}
 	if err := checkPayload([]byte(strconv.Quote(req.Method))); err != nil || strings.ContainsRune(req.Method, 0) {
 		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: the tool name is not text Python can take")
 	}

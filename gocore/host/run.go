@@ -79,6 +79,8 @@ type Run struct {
 	// memory_limit with outstanding (network.go).
 	httpHeld  int64
 	httpBytes map[int64]int64
+	// httpStop cancels one request in flight, by id (http_cancel).
+	httpStop map[int64]context.CancelFunc
 }
 
 func newRun(s *Sandbox, in wire.Input, stream bool) *Run {
@@ -92,6 +94,7 @@ func newRun(s *Sandbox, in wire.Input, stream bool) *Run {
 		callStart: map[int64]time.Time{},
 		reqBytes:  map[int64]int64{},
 		httpBytes: map[int64]int64{},
+		httpStop:  map[int64]context.CancelFunc{},
 		stdout:    cappedBuffer{max: lim.MaxOutput},
 		stderr:    cappedBuffer{max: lim.MaxOutput},
 	}

@@ -194,8 +194,8 @@ func (s *Sandbox) snapshotLocked(opt SnapshotOptions) ([]byte, error) {
 			return nil, fmt.Errorf("snapshot: reading %s: %w", snapshot.GuestPath(e.Path), err)
 		}
 	}
-	if b, ok := s.cfg.Authorizer.(Budgeted); ok {
-		w.Budgets(b.BudgetsLeft())
+	if b, ok := s.budgetsLeft(); ok {
+		w.Budgets(b)
 	}
 	return w.Finish(), nil
 }
@@ -252,7 +252,7 @@ func (s *Sandbox) Restore(data []byte) error {
 	if quota := s.cfg.Limits.DiskQuota; ps.Cost > quota {
 		return fmt.Errorf("restore: %w: its files need %d bytes of disk, more than this sandbox's disk_quota=%d", ErrSnapshot, ps.Cost, quota)
 	}
-	budgeted, ok := s.cfg.Authorizer.(Budgeted)
+	_, ok := s.budgetsLeft()
 	if !ok && len(ps.Budgets) > 0 {
 		return errors.New("restore: the snapshot limits tool calls, and this sandbox's authorizer keeps no budgets")
 	}
@@ -280,8 +280,8 @@ func (s *Sandbox) Restore(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	if budgeted != nil {
-		budgeted.CapBudgets(ps.Budgets)
+	if ok {
+		s.capBudgets(ps.Budgets)
 	}
 	s.noteDigest(ps.Digest)
 	return nil
@@ -439,10 +439,41 @@ func (s *Sandbox) CopyTo(dst *Sandbox) error {
 	if err != nil {
 		return fmt.Errorf("fork: %w", err)
 	}
-	if from, ok := s.cfg.Authorizer.(Budgeted); ok {
-		if to, ok := dst.cfg.Authorizer.(Budgeted); ok {
-			to.CapBudgets(from.BudgetsLeft())
-		}
+	if from, ok := s.budgetsLeft(); ok {
+		dst.capBudgets(from)
 	}
 	return nil
+}
+
+// budgetsLeft is every call budget the sandbox keeps: its authorizer's
+// (when it is Budgeted) and its network rules' (netpolicy.RuleBudgets).
+// It reports false when the sandbox keeps none of either kind.
+func (s *Sandbox) budgetsLeft() (map[string]int64, bool) {
+	out := map[string]int64{}
+	b, ok := s.cfg.Authorizer.(Budgeted)
+	if ok {
+		out = b.BudgetsLeft()
+	}
+	if s.net != nil {
+		rules := s.net.policy.RuleBudgets()
+		if len(rules) > 0 && out == nil {
+			out = map[string]int64{}
+		}
+		for k, v := range rules {
+			out[k] = v
+		}
+		ok = ok || len(rules) > 0
+	}
+	return out, ok
+}
+
+// capBudgets lowers the sandbox's budgets to what left gives, each kind
+// by its own keys.
+func (s *Sandbox) capBudgets(left map[string]int64) {
+	if b, ok := s.cfg.Authorizer.(Budgeted); ok {
+		b.CapBudgets(left)
+	}
+	if s.net != nil {
+		s.net.policy.CapRuleBudgets(left)
+	}
 }

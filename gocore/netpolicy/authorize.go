@@ -116,3 +116,38 @@ func (p *Policy) Permit(r *Prepared) error {
 	r.authorized.Store(true)
 	return nil
 }
+
+// RuleBudgetPrefix starts the key under which a rule's max_calls budget
+// travels in snapshots and journals, next to the capabilities' budgets:
+// "net:" followed by the rule's Text ("allow[0] GET https://h/**").
+const RuleBudgetPrefix = "net:"
+
+// RuleBudgets is the calls left of each rule with a max_calls, by key.
+func (p *Policy) RuleBudgets() map[string]int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]int64{}
+	for i, r := range p.Rules {
+		if r.MaxCalls != nil {
+			out[RuleBudgetPrefix+r.Text] = max(*r.MaxCalls-p.used[i], 0)
+		}
+	}
+	return out
+}
+
+// CapRuleBudgets lowers each rule's calls left to at most the value left
+// gives under its key (RuleBudgets), so a restored snapshot never grants
+// more calls than it had left. Other keys are ignored; a rule the map does
+// not name keeps its budget.
+func (p *Policy) CapRuleBudgets(left map[string]int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, r := range p.Rules {
+		if r.MaxCalls == nil {
+			continue
+		}
+		if n, ok := left[RuleBudgetPrefix+r.Text]; ok {
+			p.used[i] = max(p.used[i], *r.MaxCalls-max(n, 0))
+		}
+	}
+}

@@ -11,9 +11,16 @@ package wire
 //
 // A sandbox's exposed secrets reach the guest as Input.Env variables
 // holding placeholders; see package netpolicy.
+//
+// A guest that no longer wants the answer to an HTTP request it made (an
+// aborted fetch) submits a request of method MethodHTTPCancel with params
+// {"id": <the request's id>}: the host stops that request, which is then
+// answered (refused, check "cancelled") at once if it was still in
+// flight; the cancel request itself is answered OK with null.
 const (
-	MethodHTTP      = "http"
-	CodeHTTPRefused = "http_refused"
+	MethodHTTP       = "http"
+	MethodHTTPCancel = "http_cancel"
+	CodeHTTPRefused  = "http_refused"
 )
 
 // HTTPRequest is one HTTP request a guest asks the host to make under the

@@ -105,10 +105,10 @@ sb = Sandbox(network={"allow": [f"GET {server.url}/**"], "allow_private": ["127.
                       "max_response_bytes": 8 * MiB},
              memory_limit=64 * MiB, timeout=60)
 sb.execute("console.log(1)")
-# 40 downloads of 6 MB each, none read until all have settled: 240 MB of bodies (320 MB as the
+# 60 downloads of 6 MB each, none read until all have settled: 360 MB of bodies (480 MB as the
 # host holds them, base64 in JSON) if the host kept every one.
 code = f"""
-const ps = Array.from({{length: 40}}, () => fetch('{server.url}/big?n=6000000').then(r => 'ok', e => e.cause.check));
+const ps = Array.from({{length: 60}}, () => fetch('{server.url}/big?n=6000000').then(r => 'ok', e => e.cause.check));
 const got = await Promise.all(ps);
 console.log(JSON.stringify({{ok: got.filter(x => x === 'ok').length, refused: got.filter(x => x === 'memory_limit').length}}));
 """
@@ -128,7 +128,9 @@ def test_unread_responses_stay_within_memory_limit(downloads: ChildRun):
     first = child["first"]
     assert first["ok"], (first, child.get("stderr"))
     grew = first["rss_peak"] - first["rss_before"]
-    assert grew <= 64 * MiB + 96 * MiB, f"host RSS grew {grew / MiB:.0f} MiB for 40 unread 6 MB downloads under memory_limit=64 MiB"
+    # The guest's own memory (up to memory_limit) and the host's charged answers (up to
+    # memory_limit), plus the garbage collector's slack.
+    assert grew <= 2 * 64 * MiB + 96 * MiB, f"host RSS grew {grew / MiB:.0f} MiB for 60 unread 6 MB downloads under memory_limit=64 MiB"
     counts = json.loads(first["value"])
-    assert counts["ok"] + counts["refused"] == 40 and counts["ok"] > 0, counts
+    assert counts["ok"] + counts["refused"] == 60 and counts["ok"] > 0, counts
     assert child["after"]["ok"] and child["after"]["value"].strip() == "200", child["after"]

@@ -584,7 +584,9 @@
     }
     let rec;
     const p = new PromiseCtor((resolve, reject) => { rec = { method, resolve, reject, http }; });
-    pending.set(native.submit(request), rec);
+    const id = native.submit(request);
+    pending.set(id, rec);
+    p.requestId = id;
     return p;
   }
   function settle(header, result, parseError) {
@@ -870,7 +872,14 @@
           const hint = moduleSyntaxHint(e, stack);
           if (hint) return 'SyntaxError: ' + hint + stack;
         }
-        return errorHead(e) + stack;
+        // The cause, as Node shows it: fetch's "fetch failed" says why
+        // only there.
+        let cause = '';
+        try {
+          const c = e.cause;
+          if (c !== undefined) cause = '\n  [cause]: ' + (isError(c) ? errorHead(c) : formatArg(c));
+        } catch (_) { /* getter */ }
+        return errorHead(e) + stack + cause;
       }
       try { return formatArg(e); } catch (_) { return safeString(e); }
     },

@@ -1420,10 +1420,16 @@
     // together are in flight together. A redirect comes back as a
     // response: fetchHTTP follows it, and each hop is a new call the host
     // checks.
-    function http(request) {
+    //
+    // inflight.id is the request's id while it is in flight, so that an
+    // aborted fetch can stop it in the host (cancelHTTP).
+    function http(request, inflight) {
       const params = { method: request.method, url: request.url, headers: request.headers };
       if (request.body != null && request.body.length > 0) params.body = native.encode(request.body, 'base64');
-      return callMethod('http', params, true).then((answer) => {
+      const sent = callMethod('http', params, true);
+      inflight.id = sent.requestId;
+      return sent.then((answer) => {
+        inflight.id = null;
         const b = answer.body;
         if (typeof b === 'string' && b.length > 0) {
           const bytes = native.decode(b, 'base64');
@@ -1432,7 +1438,17 @@
           answer.body = new Uint8Array(0);
         }
         return answer;
+      }, (e) => {
+        inflight.id = null;
+        throw e;
       });
+    }
+
+    // cancelHTTP tells the host that nobody waits for request id any more
+    // (wire.MethodHTTPCancel): it stops the request and answers it at once,
+    // so an aborted fetch does not keep the run waiting for its response.
+    function cancelHTTP(id) {
+      callMethod('http_cancel', { id }, true).then(() => {}, () => {});
     }
 
     function fetchFailed(cause) {
@@ -1497,7 +1513,7 @@
     // leaves the origin), "manual" (the redirect is the response) or
     // "error" (a redirect fails the fetch). Every hop goes back to the
     // host, which checks it against the policy.
-    async function fetchHTTP(st, body, isAborted) {
+    async function fetchHTTP(st, body, isAborted, inflight) {
       let url = st.url;
       let method = st.method;
       const headers = new Headers(st.headers);
@@ -1508,7 +1524,7 @@
         }
         let answer;
         try {
-          answer = await http({ method, url: serializeURL(url, true), headers: headersList(headers).map(([k, v]) => [k, v]), body });
+          answer = await http({ method, url: serializeURL(url, true), headers: headersList(headers).map(([k, v]) => [k, v]), body }, inflight);
         } catch (e) {
           throw fetchFailed(e);
         }
@@ -1566,8 +1582,14 @@
       }
       return new PromiseCtor((resolve, reject) => {
         let done = false;
-        signalOnAbort(signal, () => { if (!done) { done = true; reject(signal.reason); } });
-        fetchHTTP(st, bytes, () => done).then(
+        const inflight = { id: null };
+        signalOnAbort(signal, () => {
+          if (done) return;
+          done = true;
+          if (inflight.id !== null) cancelHTTP(inflight.id);
+          reject(signal.reason);
+        });
+        fetchHTTP(st, bytes, () => done, inflight).then(
           (r) => { if (!done) { done = true; resolve(r); } },
           (e) => { if (!done) { done = true; reject(e); } },
         );

@@ -174,7 +174,7 @@ func runCase(t *testing.T, c casefile.Case) {
 
 func TestDefaultHasEveryApplet(t *testing.T) {
 	want := strings.Fields(`cat echo printf grep tr head tail sort uniq wc cut ls mkdir rm cp mv touch find
-		sed awk xargs tee seq base64 sha256sum date basename dirname env true false test [ jq tool sh yes`)
+		sed awk xargs tee seq base64 sha256sum date basename dirname env true false test [ jq tool sh yes curl wget`)
 	reg := applets.Default()
 	for _, name := range want {
 		if _, ok := reg.Lookup(name); !ok {

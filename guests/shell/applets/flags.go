@@ -54,19 +54,19 @@ func (s flagSpec) parse(args []string) (opts []opt, operands []string, err error
 				withArg = known
 			}
 			if !known {
-				return nil, nil, fmt.Errorf("unrecognized option '%s'", a)
+				return nil, nil, &flagError{opt: "--" + name, unknown: true, msg: fmt.Sprintf("unrecognized option '%s'", a)}
 			}
 			if short == "" {
 				short = name
 			}
 			if withArg && !hasVal {
 				if i+1 >= len(args) {
-					return nil, nil, fmt.Errorf("option '--%s' requires an argument", name)
+					return nil, nil, &flagError{opt: "--" + name, msg: fmt.Sprintf("option '--%s' requires an argument", name)}
 				}
 				i++
 				val = args[i]
 			} else if !withArg && hasVal {
-				return nil, nil, fmt.Errorf("option '--%s' doesn't allow an argument", name)
+				return nil, nil, &flagError{opt: "--" + name, unknown: true, msg: fmt.Sprintf("option '--%s' doesn't allow an argument", name)}
 			}
 			opts = append(opts, opt{short, val})
 		case len(a) > 1 && a[0] == '-':
@@ -78,7 +78,7 @@ func (s flagSpec) parse(args []string) (opts []opt, operands []string, err error
 				c := a[j]
 				known, withArg := s.takesArg(c)
 				if !known {
-					return nil, nil, fmt.Errorf("invalid option -- '%c'", c)
+					return nil, nil, &flagError{opt: "-" + string(c), unknown: true, msg: fmt.Sprintf("invalid option -- '%c'", c)}
 				}
 				if !withArg {
 					opts = append(opts, opt{string(c), ""})
@@ -87,7 +87,7 @@ func (s flagSpec) parse(args []string) (opts []opt, operands []string, err error
 				val := a[j+1:]
 				if val == "" {
 					if i+1 >= len(args) {
-						return nil, nil, fmt.Errorf("option requires an argument -- '%c'", c)
+						return nil, nil, &flagError{opt: "-" + string(c), msg: fmt.Sprintf("option requires an argument -- '%c'", c)}
 					}
 					i++
 					val = args[i]
@@ -104,6 +104,18 @@ func (s flagSpec) parse(args []string) (opts []opt, operands []string, err error
 	}
 	return opts, operands, nil
 }
+
+// flagError is an option flagSpec.parse could not read. Its text is
+// getopt's; opt is the option as written ("--foo", "-x"), and unknown
+// says the option (or its form) is not understood rather than missing
+// its argument, for applets whose own messages differ (curl).
+type flagError struct {
+	opt     string
+	unknown bool
+	msg     string
+}
+
+func (e *flagError) Error() string { return e.msg }
 
 // isDigits reports whether s is a non-empty run of ASCII digits.
 func isDigits(s string) bool {

@@ -26,6 +26,9 @@ type Proc struct {
 	Dir string
 	// Tools calls the sandbox's tools; nil when there are none.
 	Tools hostapi.Tools
+	// HTTP makes HTTP requests through the host (curl, wget); nil when
+	// there is no host to ask.
+	HTTP hostapi.HTTP
 	// Ctx is cancelled when the run must stop; long loops check it.
 	Ctx context.Context
 	// Registry is where Exec looks commands up; nil means Default().
@@ -99,6 +102,7 @@ func Default() *Registry {
 		"basename":  basenameApplet,
 		"cat":       catApplet,
 		"cp":        cpApplet,
+		"curl":      curlApplet,
 		"cut":       cutApplet,
 		"date":      dateApplet,
 		"dirname":   dirnameApplet,
@@ -138,6 +142,7 @@ func Default() *Registry {
 		"true":      trueApplet,
 		"uniq":      uniqApplet,
 		"wc":        wcApplet,
+		"wget":      wgetApplet,
 		"xargs":     xargsApplet,
 		"yes":       yesApplet,
 		"awk":       awkApplet,

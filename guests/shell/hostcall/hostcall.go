@@ -2,6 +2,7 @@ package hostcall
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"amlasandbox/gocore/wire"
+	"amlasandbox/guests/shell/hostapi"
 )
 
 // ErrNoHost is returned outside a wasip1 guest.
@@ -150,30 +152,70 @@ func (t *Tools) Submit(method string, params json.RawMessage) int64 {
 // Next blocks until an answer to one of ids is in. Answers to other ids
 // (another language layer's calls) are stashed for their own Next.
 func (t *Tools) Next(ids []int64) wire.ToolAnswer {
+	a, _ := t.next(ids, time.Time{})
+	return a
+}
+
+// next is Next that gives up at deadline (none when zero), reporting
+// false then; an answer that comes later is stashed and never taken.
+func (t *Tools) next(ids []int64, deadline time.Time) (wire.ToolAnswer, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for {
 		for _, id := range ids {
 			if a, ok := t.stash[id]; ok {
 				delete(t.stash, id)
-				return a
+				return a, true
 			}
 		}
 		if !available || len(ids) == 0 {
-			return wire.ToolAnswer{Error: "no pending tool call"}
+			return wire.ToolAnswer{Error: "no pending tool call"}, true
 		}
-		n := toolWait()
+		var n int
+		if deadline.IsZero() {
+			n = toolWait(-1)
+		} else {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return wire.ToolAnswer{}, false
+			}
+			n = toolWait(int64((left + time.Millisecond - 1) / time.Millisecond))
+			if n == 0 {
+				return wire.ToolAnswer{}, false
+			}
+		}
 		if n <= 0 {
-			return wire.ToolAnswer{Error: "tool call lost: the host has no pending answer"}
+			return wire.ToolAnswer{Error: "tool call lost: the host has no pending answer"}, true
 		}
 		buf := make([]byte, n)
 		toolTake(buf)
 		a, err := decodeAnswer(buf)
 		if err != nil {
-			return wire.ToolAnswer{Error: "tool call answer undecodable: " + err.Error()}
+			return wire.ToolAnswer{Error: "tool call answer undecodable: " + err.Error()}, true
 		}
 		t.stash[a.ID] = a
 	}
+}
+
+// Do makes one HTTP request through the host (hostapi.HTTP): a tool
+// request of method wire.MethodHTTP. It works whether or not the sandbox
+// has tools. ctx's deadline bounds the wait; its answer, when it comes
+// later, is stashed and dropped.
+func (t *Tools) Do(ctx context.Context, req wire.HTTPRequest) (wire.HTTPResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return wire.HTTPResponse{}, err
+	}
+	params, err := hostapi.EncodeHTTPRequest(req)
+	if err != nil {
+		return wire.HTTPResponse{}, err
+	}
+	id := t.Submit(wire.MethodHTTP, params)
+	deadline, _ := ctx.Deadline()
+	a, ok := t.next([]int64{id}, deadline)
+	if !ok {
+		return wire.HTTPResponse{}, context.DeadlineExceeded
+	}
+	return hostapi.DecodeHTTPAnswer(a)
 }
 
 // decodeAnswer splits a framed answer: header JSON, newline, raw result.
@@ -184,7 +226,9 @@ func decodeAnswer(buf []byte) (wire.ToolAnswer, error) {
 		return wire.ToolAnswer{}, err
 	}
 	a := wire.ToolAnswer{ID: h.ID, OK: h.OK, Code: h.Code, Error: h.Error}
-	if h.OK {
+	if h.OK || len(result) > 0 {
+		// A failed answer may carry details too (an HTTP request's
+		// wire.HTTPRefusal).
 		a.Result = json.RawMessage(result)
 	}
 	return a, nil
@@ -201,6 +245,9 @@ func Warm() {
 	warmJSON(&wire.AnswerHeader{})
 	warmJSON(&wire.SpawnRequest{})
 	warmJSON(&wire.SpawnResult{})
+	warmJSON(&wire.HTTPRequest{Headers: [][2]string{{"a", "b"}}, Body: []byte("x")})
+	warmJSON(&wire.HTTPResponse{Headers: [][2]string{{"a", "b"}}, Body: []byte("x")})
+	warmJSON(&wire.HTTPRefusal{})
 }
 
 // warmJSON encodes v and decodes the result into a new value of v's type.

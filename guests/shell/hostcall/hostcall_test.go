@@ -17,6 +17,7 @@ func TestDecodeAnswer(t *testing.T) {
 		{"result", `{"id":3,"ok":true}` + "\n" + `{"a":"x\ny"}`, true, 3, `{"a":"x\ny"}`, "", false},
 		{"raw newline in result", `{"id":1,"ok":true}` + "\n" + "[1,\n2]", true, 1, "[1,\n2]", "", false},
 		{"error with newline", `{"id":2,"ok":false,"error":"Tool 'mcp:t' failed: x\nParameters: {}"}` + "\n", false, 2, "", "Tool 'mcp:t' failed: x\nParameters: {}", false},
+		{"refusal keeps its result", `{"id":4,"ok":false,"code":"http_refused","error":"no"}` + "\n" + `{"check":"allow"}`, false, 4, `{"check":"allow"}`, "no", false},
 		{"garbage", "nope", false, 0, "", "", true},
 	}
 	for _, c := range cases {

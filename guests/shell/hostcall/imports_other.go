@@ -8,7 +8,7 @@ func exitStatus(int) {}
 
 func inputLen() int           { return 0 }
 func inputRead([]byte)        {}
-func toolWait() int           { return 0 }
+func toolWait(int64) int      { return 0 }
 func sleepMS(int64)           {}
 func diskReserve(int64) bool  { return true }
 func spawn([]byte) int        { return 0 }

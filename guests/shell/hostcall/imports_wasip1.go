@@ -50,7 +50,7 @@ func exitStatus(code int) { hostExitStatus(int32(code)) }
 
 func inputLen() int            { return int(hostInputLen()) }
 func inputRead(buf []byte)     { hostInputRead(unsafe.Pointer(unsafe.SliceData(buf))) }
-func toolWait() int            { return int(hostToolWait(-1)) }
+func toolWait(ms int64) int    { return int(hostToolWait(ms)) }
 func sleepMS(ms int64)         { hostSleep(ms) }
 func diskReserve(n int64) bool { return hostDiskReserve(n) == 0 }
 func spawnTake(buf []byte)     { hostSpawnTake(unsafe.Pointer(unsafe.SliceData(buf))) }

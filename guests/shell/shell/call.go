@@ -167,6 +167,7 @@ func (r *runner) proc(prefix map[string]string) *applets.Proc {
 		Env:      r.exported(prefix),
 		Dir:      r.dir,
 		Tools:    r.tools,
+		HTTP:     r.http,
 		Ctx:      r.ctx,
 		Registry: r.reg,
 		Shell:    r.childShell,
@@ -282,7 +283,7 @@ func (r *runner) childShell(p *applets.Proc, run applets.ShellRun) int {
 	}
 	c := newRunner(Options{
 		Stdin: p.Stdin, Stdout: p.Stdout, Stderr: p.Stderr,
-		Env: p.Env, Dir: p.Dir, Tools: p.Tools, Registry: p.Registry, Ctx: p.Ctx,
+		Env: p.Env, Dir: p.Dir, Tools: p.Tools, HTTP: p.HTTP, Registry: p.Registry, Ctx: p.Ctx,
 		MaxCallDepth: r.maxDepth,
 	})
 	c.depth = r.depth + 1

@@ -35,6 +35,8 @@ type Options struct {
 	Dir string
 	// Tools is what the tool applet calls; nil when there are none.
 	Tools hostapi.Tools
+	// HTTP is what curl and wget call; nil when there is no host.
+	HTTP hostapi.HTTP
 	// Registry holds the commands; nil means applets.Default().
 	Registry *applets.Registry
 	// Ctx stops the run when cancelled (also on a deadline).
@@ -98,6 +100,7 @@ func newRunner(opts Options) *runner {
 		ctx:      opts.Ctx,
 		reg:      opts.Registry,
 		tools:    opts.Tools,
+		http:     opts.HTTP,
 		vars:     newVars(),
 		funcs:    map[string]*syntax.Stmt{},
 		dir:      path.Clean(opts.Dir),

@@ -26,6 +26,7 @@ type runner struct {
 	ctx   context.Context
 	reg   *applets.Registry
 	tools hostapi.Tools
+	http  hostapi.HTTP
 
 	vars   *vars
 	env    env

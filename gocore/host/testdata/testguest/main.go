@@ -77,6 +77,28 @@ func main() {
 				}
 			}
 		}
+	case "fetchall": // fetchall N URL: N HTTP GETs of URL at once, then wait for all
+		n, _ := strconv.Atoi(strings.Fields(arg)[0])
+		url := strings.Fields(arg)[1]
+		var ids []int64
+		for i := 0; i < n; i++ {
+			params, _ := json.Marshal(wire.HTTPRequest{Method: "GET", URL: url})
+			ids = append(ids, tools.Submit(wire.MethodHTTP, params))
+		}
+		ok := 0
+		for len(ids) > 0 {
+			a := tools.Next(ids)
+			if a.OK {
+				ok++
+			}
+			for j, id := range ids {
+				if id == a.ID {
+					ids = append(ids[:j], ids[j+1:]...)
+					break
+				}
+			}
+		}
+		fmt.Fprintf(out, "%d ok\n", ok)
 	case "write": // write PATH TEXT
 		path, text, _ := strings.Cut(arg, " ")
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {

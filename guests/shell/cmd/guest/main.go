@@ -18,7 +18,6 @@ import (
 
 	"amlasandbox/gocore/wire"
 	"amlasandbox/guests/shell/applets"
-	"amlasandbox/guests/shell/hostapi"
 	"amlasandbox/guests/shell/hostcall"
 	"amlasandbox/guests/shell/shell"
 )
@@ -106,7 +105,7 @@ type guest struct {
 	in       wire.Input
 	stdout   io.Writer
 	stderr   io.Writer
-	tools    hostapi.Tools
+	tools    *hostcall.Tools
 	registry *applets.Registry
 }
 
@@ -130,12 +129,27 @@ func (g *guest) runShell(script string, stdin io.Reader, stdout, stderr io.Write
 		Stdin:    stdin,
 		Stdout:   stdout,
 		Stderr:   stderr,
-		Env:      map[string]string{"HOME": "/workspace", "PWD": dir, "PATH": "/bin"},
+		Env:      shellEnv(g.in.Env, dir),
 		Dir:      dir,
 		Tools:    g.tools,
+		HTTP:     g.tools,
 		Registry: g.registry,
 		Ctx:      context.Background(),
 	})
+}
+
+// shellEnv is a run's exported variables at its start: the input's Env
+// (the placeholders of the network policy's exposed secrets, so that
+// `curl -H "Authorization: Bearer $GITHUB_TOKEN"` sends the placeholder
+// the host replaces), then HOME, PWD and PATH, which the shell's own
+// workings depend on and an Env entry does not replace.
+func shellEnv(extra map[string]string, dir string) map[string]string {
+	env := make(map[string]string, len(extra)+3)
+	for k, v := range extra {
+		env[k] = v
+	}
+	env["HOME"], env["PWD"], env["PATH"] = "/workspace", dir, "/bin"
+	return env
 }
 
 // nodeApplet runs JavaScript from the shell: `node -e CODE`, `node -`
