@@ -470,3 +470,25 @@ print(json.dumps(out))
     assert got == [["ProtocolError", True], ["MaxRetryError", False]], got
     assert calls.count(f"http/GET/127.0.0.1:{http.port}/admin") == 1, calls
     assert calls.count(f"http/GET/127.0.0.1:{closed.port}/x") == 4, calls
+
+
+def test_a_request_the_script_gave_up_on_is_stopped(http: Server, packages: Path):
+    """A client's timeout, or a cancelled task, stops the request in the host (http_cancel): with
+    max_concurrent=1 the next request does not wait for the abandoned one's 3 s."""
+    with Sandbox(network=policy(http.url, max_concurrent=1), python_packages=[packages], timeout=30) as sb:
+        got = run(sb, f"""
+import json, time, urllib.request, httpx
+out = []
+for give_up in (lambda: urllib.request.urlopen("{http.url}/slow?ms=3000", timeout=0.3),
+                lambda: httpx.get("{http.url}/slow?ms=3000", timeout=0.3),
+                lambda: asyncio.run(asyncio.wait_for(httpx.AsyncClient().get("{http.url}/slow?ms=3000"), 0.3))):
+    try:
+        give_up()
+    except Exception as e:
+        out.append(type(e).__name__)
+    t = time.monotonic()
+    urllib.request.urlopen("{http.url}/json").read()
+    out.append(time.monotonic() - t < 1.5)
+print(json.dumps(out))
+""")
+    assert got == ["HTTPTimeout", True, "ReadTimeout", True, "TimeoutError", True], got

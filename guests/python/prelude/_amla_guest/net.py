@@ -29,6 +29,7 @@ import _amla
 from . import calls
 
 METHOD = "http"
+CANCEL = "http_cancel"
 
 
 class HTTPRefused(ConnectionRefusedError):
@@ -178,6 +179,20 @@ class Pending:
             raise self._waiting.error
         return _response(self._waiting.value)
 
+    def cancel(self) -> None:
+        """Nobody will wait for the response: the host stops the request."""
+        cancel(self.call_id)
+
+
+def cancel(call_id: int) -> None:
+    """Asks the host to stop request call_id if it is still in flight (its
+    answer, refused or not, is dropped when it comes, as is the answer to
+    this request)."""
+    if call_id not in calls._pending:
+        return
+    cancel_id = _amla.submit(('{"method":"' + CANCEL + '","params":{"id":' + str(int(call_id)) + "}}").encode())
+    calls._pending[cancel_id] = calls._Waiting(CANCEL)
+
 
 def submit(method: str, url: str, headers: list[tuple[str, str]], body: bytes | None = None) -> Pending:
     """Hands one request to the host; wait() for its response. One never
@@ -191,8 +206,10 @@ def request(method: str, url: str, headers: list[tuple[str, str]], body: bytes |
             timeout: float | None = None) -> Response:
     """Makes one request and waits for its response (Pending.wait); past
     timeout, HTTPTimeout."""
-    response = submit(method, url, headers, body).wait(timeout)
+    pending = submit(method, url, headers, body)
+    response = pending.wait(timeout)
     if response is None:
+        pending.cancel()
         raise timed_out(timeout)
     return response
 
@@ -204,6 +221,8 @@ async def request_async(method: str, url: str, headers: list[tuple[str, str]], b
     loop = asyncio.get_running_loop()
     call_id = _amla.submit(_request_json(method, url, headers, body))
     call = calls._pending[call_id] = calls.ToolCall(call_id, METHOD, loop)
+    # Cancelled (a timeout, a cancelled task): the host stops the request.
+    call.add_done_callback(lambda c: cancel(call_id) if c.cancelled() else None)
     if timeout is None:
         return _response(await call)
     try:

@@ -98,6 +98,7 @@ class HostSocket:
             method, pending = item
             response = pending.wait(self._timeout)
             if response is None:
+                pending.cancel()
                 raise net.timed_out(self._timeout)
             item = _serialize(method, response)
         if isinstance(item, BaseException):
@@ -122,6 +123,9 @@ class HostSocket:
     def close(self) -> None:
         self._closed = True
         self._out.clear()
+        for item in self._responses:
+            if isinstance(item, tuple) and isinstance(item[1], net.Pending):
+                item[1].cancel()
         self._responses.clear()
 
     def fileno(self) -> int:
