@@ -60,7 +60,7 @@ import uuid  # noqa: E402,F401
 import zlib  # noqa: E402,F401
 import _sitebuiltins  # noqa: E402
 
-from . import calls, loop, net, refuse, script, shellcmd, tools  # noqa: E402
+from . import calls, loop, net, netclients, refuse, script, shellcmd, tools  # noqa: E402
 
 calls.install()
 loop.install()
@@ -200,6 +200,7 @@ def _warm_up() -> None:
     try:
         sys.stdout = sys.stderr = sink
         script.recording = False  # set-up may call no host function
+        netclients.warm_up()
         for _ in range(4):
             for code in ("print(1)", "1 + 1", "x = {'a': [1, 2.5, None]}\nx", "'text'", "import json\njson.dumps(json.loads('[1]'))",
                          "def f(n):\n    return n and f(n - 1)\nf(3)", "raise ValueError('x')"):

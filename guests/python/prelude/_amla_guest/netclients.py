@@ -434,3 +434,34 @@ def patch_httpx(m) -> None:
     for mod in (m, client, transports, default):
         mod.HTTPTransport = HTTPTransport
         mod.AsyncHTTPTransport = AsyncHTTPTransport
+
+
+# -- set-up ------------------------------------------------------------------
+
+
+def warm_up() -> None:
+    """Sends a few requests through urllib.request and http.client with a
+    canned answer and no host call (set-up may make none), so that the
+    code a request runs is specialised in the snapshot (the prelude's
+    _warm_up says why). urllib's opener is left unbuilt, as CPython's is
+    until the first urlopen."""
+    import urllib.request
+
+    canned = net.Response(200, "OK", [("Content-Type", "application/json"), ("Content-Length", "2")], b"{}", "")
+
+    class Answered:
+        def wait(self, timeout=None) -> net.Response:
+            return canned
+
+        def cancel(self) -> None:
+            pass
+
+    submit = net.submit
+    net.submit = lambda *args, **kwargs: Answered()
+    try:
+        for _ in range(4):
+            urllib.request.urlopen("http://warm-up.invalid/x?a=1").read()
+            urllib.request.urlopen(urllib.request.Request("https://warm-up.invalid/y", data=b"{}", method="POST")).read()
+    finally:
+        net.submit = submit
+        urllib.request._opener = None
