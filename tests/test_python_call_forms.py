@@ -357,27 +357,31 @@ def test_python_function_tools_through_create_sandbox_tool():
 # -- what cannot work says what to use instead ------------------------------------------
 
 REFUSALS = {
-    "socket.socket()": ("import socket\nsocket.socket()", "OSError", "no network access; use the tools it provides"),
+    "socket.socket()": ("import socket\nsocket.socket()", "OSError", "no sockets: HTTP and HTTPS requests go through the host"),
     "socket.socket(AF_INET, SOCK_DGRAM)": (
         "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_DGRAM)",
         "OSError",
-        "no network access; use the tools it provides",
+        "no sockets: HTTP and HTTPS requests go through the host",
     ),
     "socket.create_connection": (
         "import socket\nsocket.create_connection(('example.com', 80))",
         "OSError",
-        "no network access; use the tools it provides",
+        "network policy (Sandbox(network=...)) with urllib.request, http.client, or requests/httpx",
     ),
-    "import ssl": ("import ssl", "ModuleNotFoundError", "No module named 'ssl': the sandbox has no network access; use the tools"),
-    "urlopen https": (
+    "ssl wrap_socket": (
+        "import ssl\nssl.create_default_context().wrap_socket(object(), server_hostname='example.com')",
+        "ssl.SSLError",
+        "no sockets to wrap: HTTPS requests are made by the host",
+    ),
+    "urlopen https without a network policy": (
         "import urllib.request\nurllib.request.urlopen('https://example.com')",
         "urllib.error.URLError",
-        "no network access; use the tools it provides",
+        "no network policy (it was created without network=)",
     ),
     "asyncio.open_connection": (
         "await asyncio.open_connection('example.com', 443)",
         "OSError",
-        "no network access; use the tools it provides",
+        "no sockets: HTTP and HTTPS requests go through the host",
     ),
     "subprocess.run": ("import subprocess\nsubprocess.run(['ls'])", "OSError", 'no other processes; use shell("command")'),
     "asyncio.create_subprocess_exec": (

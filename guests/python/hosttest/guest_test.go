@@ -449,7 +449,7 @@ func TestRefusals(t *testing.T) {
 		"import subprocess\nsubprocess.run(['ls'])":                    "OSError: [Errno 58] the sandbox runs no other processes",
 		"import os\nos.system('ls')":                                   "OSError: [Errno 58] the sandbox runs no other processes",
 		"import threading\nthreading.Thread(target=print).start()":     "RuntimeError: can't start a new thread: the sandbox has no threads",
-		"import socket\nsocket.create_connection(('example.com', 80))": "the sandbox has no network access",
+		"import socket\nsocket.create_connection(('example.com', 80))": "the sandbox has no sockets: HTTP and HTTPS requests go through the host",
 		"import ctypes": "ModuleNotFoundError: No module named 'ctypes': the sandbox cannot load native code",
 	}
 	for code, want := range tests {

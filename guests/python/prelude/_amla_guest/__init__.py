@@ -60,11 +60,17 @@ import uuid  # noqa: E402,F401
 import zlib  # noqa: E402,F401
 import _sitebuiltins  # noqa: E402
 
-from . import calls, loop, refuse, script, shellcmd, tools  # noqa: E402
+from . import calls, loop, net, netclients, refuse, script, shellcmd, tools  # noqa: E402
 
 calls.install()
 loop.install()
 refuse.install()
+net.install()
+
+# HTTP through the host (netclients.py): imported after refuse.install, so
+# that they find the stand-in ssl and are patched as they are imported.
+import http.client  # noqa: E402,F401
+import urllib.request  # noqa: E402,F401
 
 builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
 builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
@@ -129,6 +135,12 @@ def _run(inp: dict) -> int:
     main.update(HELPERS)
     # Top-level await is allowed, so asyncio is at hand without an import.
     main.setdefault("asyncio", asyncio)
+    # The run's variables (the placeholders of the network policy's exposed
+    # secrets): strings only.
+    env = inp.get("env")
+    if isinstance(env, dict):
+        os.environ.update({k: v for k, v in env.items() if isinstance(k, str) and isinstance(v, str) and k and "=" not in k
+                           and "\0" not in k and "\0" not in v})
     stdin = inp.get("stdin") if inp.get("has_stdin") else ""
     sys.stdin = streams.text_input(stdin or "")
     # Modules the script keeps in /workspace are importable (after the
@@ -188,6 +200,7 @@ def _warm_up() -> None:
     try:
         sys.stdout = sys.stderr = sink
         script.recording = False  # set-up may call no host function
+        netclients.warm_up()
         for _ in range(4):
             for code in ("print(1)", "1 + 1", "x = {'a': [1, 2.5, None]}\nx", "'text'", "import json\njson.dumps(json.loads('[1]'))",
                          "def f(n):\n    return n and f(n - 1)\nf(3)", "raise ValueError('x')"):

@@ -34,6 +34,7 @@ import asyncio
 import copy
 import json
 import operator
+from typing import Callable
 
 import _amla
 
@@ -292,8 +293,26 @@ def deliver_next(timeout_ms: int) -> bool:
     call = _pending.pop(head["id"], None)
     if call is None:
         raise RuntimeError(f"amla python: internal error: an answer for unknown tool call {head['id']}")
-    call._settle(*_answer(data[nl + 1 :] if nl >= 0 else b"", head, call._method))
+    start = nl + 1 if nl >= 0 else len(data)
+    reader = answer_results.get(call._method) if head.get("ok") else None
+    if reader is not None:
+        try:
+            call._settle(reader(data, start), None)
+        except Exception as e:  # noqa: BLE001  (the reader's error is the call's)
+            call._settle(None, e)
+        return True
+    call._settle(*_answer(data[start:], head, call._method))
     return True
+
+
+# The error of a failed call of a method with errors of its own (net.py's
+# "http"): fn(code, message, result bytes) -> the exception.
+answer_errors: dict[str, Callable[[str, str, bytes], BaseException]] = {}
+# The value of a successful call of a method whose results are read in a
+# way of their own (net.py's "http", whose bodies may be megabytes of
+# base64): fn(answer bytes, offset of the result in them) -> the value; an
+# exception it raises is the call's error.
+answer_results: dict[str, Callable[[bytes, int], object]] = {}
 
 
 def _answer(raw: bytes, head: dict, method: str) -> tuple[object, BaseException | None]:
@@ -301,6 +320,9 @@ def _answer(raw: bytes, head: dict, method: str) -> tuple[object, BaseException 
     if not head.get("ok"):
         code = head.get("code") or "internal"
         detail = head.get("error") or ""
+        special = answer_errors.get(method)
+        if special is not None:
+            return None, special(code, detail, raw)
         cls = ToolDenied if code == "permission_denied" else ToolError
         return None, cls(f"tool call '{method}' failed: {code}: {detail}",
                          tool=method.removeprefix("mcp:"), code=code, detail=detail)

@@ -1,11 +1,12 @@
 """What cannot work in the sandbox fails with an error that says why and
 what to use instead.
 
-The sandbox has no network, runs no other processes (shell() asks the host
-for a shell process instead), has one thread, and loads no native code.
+The sandbox has no sockets (HTTP requests go through the host: net.py),
+runs no other processes (shell() asks the host for a shell process
+instead), has one thread, and loads no native code.
 CPython on WASI already fails in each case, but with messages that do not
 say so ("[Errno 58] Not supported", "wasi does not support processes.",
-"can't start new thread", "No module named '_ssl'", a missing _ctypes);
+"can't start new thread", a missing _ctypes);
 these replace them. None of this is a security boundary: the WebAssembly
 sandbox is, and these only explain it.
 
@@ -22,8 +23,13 @@ import subprocess
 import sys
 import threading
 import _thread
+import importlib.machinery
 
-NO_NETWORK = "the sandbox has no network access; use the tools it provides (list_tools())"
+from . import netclients, tls
+
+NO_NETWORK = ("the sandbox has no sockets: HTTP and HTTPS requests go through the host under the sandbox's network "
+              "policy (Sandbox(network=...)) with urllib.request, http.client, or requests/httpx added with "
+              "python_packages; otherwise use the tools it provides (list_tools())")
 NO_PROCESSES = 'the sandbox runs no other processes; use shell("command") to run a shell command'
 NO_THREADS = "the sandbox has no threads; use asyncio (tool calls awaited together run concurrently)"
 NO_NATIVE = ("the sandbox cannot load native code; use pure-Python modules "
@@ -56,24 +62,6 @@ class _Popen(subprocess.Popen):
 
 
 # -- modules patched when imported ------------------------------------------
-
-
-def _patch_http_client(m) -> None:
-    """Without ssl, http.client has no HTTPSConnection and urllib.request
-    says "unknown url type: https". With this one an https request fails
-    as an http one does, on the connection: no network."""
-    if hasattr(m, "HTTPSConnection"):
-        return
-
-    class HTTPSConnection(m.HTTPConnection):
-        default_port = m.HTTPS_PORT
-
-        def __init__(self, host, port=None, *, context=None, **kwargs):  # noqa: D107
-            super().__init__(host, port, **kwargs)
-
-    HTTPSConnection.__module__ = m.__name__
-    m.HTTPSConnection = HTTPSConnection
-    m._create_https_context = lambda http_version: None
 
 
 def _patch_multiprocessing_process(m) -> None:
@@ -112,16 +100,32 @@ class _Patching:
         return getattr(self._loader, name)
 
 
+class _StandIn:
+    """A loader giving a module the prelude made (the stand-in ssl)."""
+
+    def __init__(self, module) -> None:
+        self._module = module
+
+    def create_module(self, spec):
+        return self._module
+
+    def exec_module(self, module) -> None:
+        pass
+
+
 class _Refusals:
     """A meta path finder: refuses modules needing what the sandbox lacks,
     and patches the ones that would fail unclearly once imported."""
 
     REFUSED = {"ctypes": NO_NATIVE, "_ctypes": NO_NATIVE, "_posixsubprocess": NO_PROCESSES,
-               "_multiprocessing": NO_PROCESSES, "ssl": NO_NETWORK, "_ssl": NO_NETWORK}
-    PATCHED = {"http.client": _patch_http_client, "multiprocessing.process": _patch_multiprocessing_process,
-               "multiprocessing.pool": _patch_multiprocessing_pool, "concurrent.futures.process": _patch_process_pool}
+               "_multiprocessing": NO_PROCESSES, "_ssl": NO_NETWORK}
+    PATCHED = {"http.client": netclients.patch_http_client, "multiprocessing.process": _patch_multiprocessing_process,
+               "multiprocessing.pool": _patch_multiprocessing_pool, "concurrent.futures.process": _patch_process_pool,
+               "urllib3": netclients.patch_urllib3, "httpx": netclients.patch_httpx}
 
     def find_spec(self, fullname, path=None, target=None):
+        if fullname == "ssl":
+            return importlib.machinery.ModuleSpec("ssl", _StandIn(tls))
         why = self.REFUSED.get(fullname.partition(".")[0])
         if why is not None:
             raise ModuleNotFoundError(f"No module named {fullname!r}: {why}", name=fullname)
