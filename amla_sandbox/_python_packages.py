@@ -25,6 +25,7 @@ replay with other package contents is a divergence (docs/durable.md).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -33,6 +34,9 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 __all__ = ["prepare"]
+
+# Where the guest sees the packages (gocore/pycore's PythonPackagesMount).
+SITE = "/usr/lib/python3.13/site-packages"
 
 COMPILED = (".so", ".pyd", ".dylib", ".dll")
 # What is not copied out of package directories.
@@ -164,7 +168,7 @@ def prepare(items: object) -> tuple[str, list[dict[str, str]]]:
     for kind, path in entries:
         if kind in ("package", "folder"):
             _refuse_compiled(str(path), (str(f) for f in _walk(path)))
-    h = hashlib.sha256(b"amla python_packages 2\0")
+    h = hashlib.sha256(b"amla python_packages 3\0")
     digests = []
     for kind, path in entries:
         fp = _fingerprint(kind, path)
@@ -186,6 +190,7 @@ def prepare(items: object) -> tuple[str, list[dict[str, str]]]:
                 _copy_tree(path, tmp / path.name)
             else:
                 _copy_tree(path, tmp)
+        _compile_bytecode(tmp)
         try:
             os.rename(tmp, final)
         except OSError:
@@ -195,3 +200,58 @@ def prepare(items: object) -> tuple[str, list[dict[str, str]]]:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return str(final), digests
+
+
+# Run in the guest by _compile_bytecode: compiles every module under
+# /workspace/p as if it were at SITE (so tracebacks name that path) into
+# /workspace/c, laid out as SITE's __pycache__ directories, with unchecked
+# hashes (the mounted directory never changes, so nothing is compared at
+# import). A module that does not compile is left to be imported from
+# source, where it fails as it would anyway. Prints the .pyc paths made.
+_COMPILE = """
+import importlib.util, json, os, py_compile
+made = []
+for dirpath, dirnames, filenames in os.walk('/workspace/p'):
+    dirnames.sort()
+    for name in sorted(filenames):
+        if not name.endswith('.py'):
+            continue
+        rel = os.path.relpath(os.path.join(dirpath, name), '/workspace/p')
+        cached = os.path.relpath(importlib.util.cache_from_source(SITE + '/' + rel), SITE)
+        try:
+            py_compile.compile(os.path.join(dirpath, name), cfile='/workspace/c/' + cached, dfile=SITE + '/' + rel,
+                               doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+        except py_compile.PyCompileError:
+            continue
+        made.append(cached)
+print(json.dumps(made))
+"""
+
+
+def _compile_bytecode(tree: Path) -> None:
+    """Puts each module's bytecode beside it (__pycache__), compiled once by
+    the guest's own CPython: the guest never writes bytecode, so without it
+    every run would compile every module it imports from source (about a
+    second for requests). The directory is then mounted read-only, so no
+    script can change what another sandbox's imports run. A guest that
+    cannot run here (no Python guest in this install) leaves the tree as
+    it is: imports then compile from source, as before."""
+    from .sandbox import Sandbox
+
+    sources = [f for f in _walk(tree) if f.suffix == ".py"]
+    if not sources:
+        return
+    try:
+        sb = Sandbox(timeout=600, memory_limit=512 * 1024 * 1024)
+    except Exception:  # noqa: BLE001 - no guest to compile with: nothing to add
+        return
+    with sb:
+        for f in sources:
+            sb.files.write("/workspace/p/" + f.relative_to(tree).as_posix(), f.read_bytes())
+        out = sb.execute(_COMPILE.replace("SITE", repr(SITE)), language="python")
+        if sb.last_result.exit_code != 0:
+            return
+        for cached in json.loads(out):
+            target = tree / cached
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(sb.files.read("/workspace/c/" + cached))

@@ -369,6 +369,36 @@ def test_python_packages_wheels_directories_and_modules(tmp_path: Path):
         assert tool.run("import mypkg\nmypkg.VALUE", "python") == "42\n"
 
 
+def test_python_packages_are_imported_from_bytecode_compiled_once(tmp_path: Path):
+    pkg = tmp_path / "bytepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("def where():\n    raise ValueError('from here')\n")
+    (pkg / "broken.py").write_text("def (:\n")  # does not compile: left to fail on import, as it would
+    with Sandbox(python_packages=[pkg]) as s:
+        cached = Path(s._packages_dir) / "bytepkg" / "__pycache__"
+        assert sorted(p.name for p in cached.iterdir()) == ["__init__.cpython-313.pyc"]
+        out = s.python(
+            "import bytepkg, sys\n"
+            "print(bytepkg.__spec__.cached, type(bytepkg.__spec__.loader).__name__)\n"
+            "try:\n    bytepkg.where()\n"
+            "except ValueError as e:\n    print(e.__traceback__.tb_next.tb_frame.f_code.co_filename)\n"
+            "try:\n    import bytepkg.broken\n"
+            "except SyntaxError:\n    print('syntax error')"
+        )
+        # The bytecode is what runs: with the source changed behind it (the host's copy; the
+        # guest cannot write there), a run still gets the compiled module.
+        source = Path(s._packages_dir) / "bytepkg" / "__init__.py"
+        original = source.read_text()
+        source.write_text("def where():\n    return 'the source ran'\n")
+        try:
+            ran = s.python("import bytepkg\ntry:\n    print(bytepkg.where())\nexcept ValueError:\n    print('the bytecode ran')")
+        finally:
+            source.write_text(original)
+    site = "/usr/lib/python3.13/site-packages/bytepkg"
+    assert out.split("\n")[:3] == [f"{site}/__pycache__/__init__.cpython-313.pyc SourceFileLoader", f"{site}/__init__.py", "syntax error"]
+    assert ran == "the bytecode ran\n"
+
+
 def test_python_packages_refuses_what_cannot_work(tmp_path: Path):
     native = _wheel(tmp_path, "fast", {"fast/__init__.py": "", "fast/_speed.cpython-313-x86_64-linux-gnu.so": "ELF"}, purelib=False)
     with pytest.raises(ValueError, match=r"fast-1\.0-py3-none-any\.whl contains a compiled extension \(fast/_speed"):
