@@ -286,3 +286,16 @@ def test_abort_signal_timeout_cancels_a_slow_fetch(http: Server):
         """).strip()
         took = time.monotonic() - started
     assert got == "TimeoutError" and took < 2.5, (got, took)
+
+
+def test_authorization_is_dropped_on_a_cross_origin_redirect(http: Server, https: Server):
+    pol = policy(f"GET {http.url}/**", f"GET {https.url}/**", extra_ca_certs=https.ca_pem)
+    with Sandbox(network=pol) as sb:
+        got = run(sb, f"""
+            const hop = (to) => fetch('{http.url}/redirect?to=' + encodeURIComponent(to),
+                                      {{ headers: {{ authorization: 'Bearer t', 'x-other': 'kept' }} }}).then(r => r.json());
+            const same = await hop('{http.url}/echo');
+            const cross = await hop('{https.url}/echo');
+            return [same.headers.authorization ?? null, cross.headers.authorization ?? null, cross.headers['x-other']];
+        """)
+    assert got == ["Bearer t", None, "kept"]
