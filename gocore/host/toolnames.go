@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"amlasandbox/gocore/decl"
 	"amlasandbox/gocore/wire"
 )
 
@@ -86,16 +87,49 @@ func (s *Sandbox) checkMethod(method string) error {
 }
 
 // ToolInfoMount is where every guest process sees the sandbox's tool
-// files, read-only: one file per tool, its whole wire.ToolInfo as JSON,
+// files, read-only: one file per tool, its whole wire.ToolInfo as JSON
+// with its declarations (toolFile),
 // named by the tool's place in Config.Tools. It is the sandbox's first
 // mount, so its WASI descriptor is wire.ToolInfoFD.
 const ToolInfoMount = wire.ToolInfoMount
 
+// toolFile is what a tool's file holds: its wire.ToolInfo and its
+// declarations, rendered once by the host (gocore/decl) for
+// tools.describe in JavaScript and Python. (The shell's tool --describe
+// renders its own with the same package: its text depends on no other
+// tool.)
+type toolFile struct {
+	wire.ToolInfo
+	Declarations toolDeclarations `json:"declarations"`
+}
+
+// toolDeclarations are one tool's declarations, complete in themselves:
+// TypeScript (JavaScript and TypeScript runs) and a Python stub.
+type toolDeclarations struct {
+	TypeScript string `json:"typescript"`
+	Python     string `json:"python"`
+}
+
+// declarationsOf renders the declarations of every tool, by name.
+func declarationsOf(tools []wire.ToolInfo) func(name string) toolDeclarations {
+	in := make([]decl.Tool, len(tools))
+	for i, t := range tools {
+		in[i] = decl.FromWire(t)
+	}
+	set := decl.NewSet(in)
+	return func(name string) toolDeclarations {
+		var d toolDeclarations
+		d.TypeScript, _, _ = set.Declaration(wire.LangTypeScript, name)
+		d.Python, _, _ = set.Declaration(wire.LangPython, name)
+		return d
+	}
+}
+
 // guestToolList writes one file per tool into dir and returns the list a
 // run's Input carries: each tool's name and method, and the guest path of
 // its file. A run's input then grows with the number of tools, not with
-// the size of their descriptions and schemas, which a guest reads only
-// when a script asks for them.
+// the size of their descriptions, schemas and declarations, which a guest
+// reads only when a script asks for them.
 func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
 	if len(tools) == 0 {
 		return tools, nil
@@ -103,9 +137,10 @@ func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("tool files: %w", err)
 	}
+	declarations := declarationsOf(tools)
 	out := make([]wire.ToolInfo, len(tools))
 	for i, t := range tools {
-		b, err := json.Marshal(t)
+		b, err := json.Marshal(toolFile{ToolInfo: t, Declarations: declarations(t.Name)})
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 		}

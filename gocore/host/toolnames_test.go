@@ -106,6 +106,44 @@ func TestGuestToolList(t *testing.T) {
 	}
 }
 
+// TestToolFileDeclarations: each tool's file holds its declarations in
+// every language, rendered by gocore/decl, and its output schema.
+func TestToolFileDeclarations(t *testing.T) {
+	dir := t.TempDir()
+	tools := []wire.ToolInfo{
+		{Name: "get_weather", Description: "The weather.", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
+			OutputSchema: json.RawMessage(`{"type":"object","properties":{"temp":{"type":"number"}},"required":["temp"]}`)},
+		{Name: "srv.list", Method: "mcp:srv/list"},
+	}
+	if _, err := guestToolList(dir, tools); err != nil {
+		t.Fatal(err)
+	}
+	want := []toolDeclarations{
+		{TypeScript: "declare function get_weather(input: GetWeatherInput): Promise<GetWeatherOutput>;",
+			Python: "async def get_weather(*, city: str) -> GetWeatherOutput:"},
+		{TypeScript: "declare namespace srv {", Python: "class srv:"},
+	}
+	for i, w := range want {
+		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f toolFile
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
+		if string(f.OutputSchema) != string(tools[i].OutputSchema) {
+			t.Errorf("tool %d: output schema %s", i, f.OutputSchema)
+		}
+		for lang, pair := range map[string][2]string{"typescript": {f.Declarations.TypeScript, w.TypeScript},
+			"python": {f.Declarations.Python, w.Python}} {
+			if !strings.Contains(pair[0], pair[1]) {
+				t.Errorf("tool %d's %s declaration lacks %q:\n%s", i, lang, pair[1], pair[0])
+			}
+		}
+	}
+}
+
 // The index file holds the list a run's input would carry, and JavaScript
 // and Python runs of the sandbox's own list get its path instead.
 func TestToolIndex(t *testing.T) {

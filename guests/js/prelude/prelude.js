@@ -750,7 +750,8 @@
   }
   // infoFiles maps the info of a tool whose description and parameters
   // the run's input left out to its info file (the host's whole ToolInfo
-  // JSON); fullInfo reads the file the first time a script looks into the
+  // JSON and the tool's declarations, of which the TypeScript one is kept
+  // for tools.describe); fullInfo reads the file the first time a script looks into the
   // tool, so only tools a script looks into cost it their descriptions. A
   // file that cannot be read leaves them empty.
   const infoFiles = new MapCtor();
@@ -762,6 +763,9 @@
     try { full = JSONParse(native.encode(native.fs.readFile(path), 'utf8')) || {}; } catch (e) { /* empty */ }
     if (typeof full.description === 'string') info.description = full.description;
     if (full.inputSchema !== undefined && full.inputSchema !== null) info.parameters = full.inputSchema;
+    if (full.outputSchema !== undefined && full.outputSchema !== null) info.outputSchema = full.outputSchema;
+    const d = full.declarations;
+    if (d && typeof d.typescript === 'string') info.declaration = d.typescript;
     return info;
   }
   // findTool looks a tool up by JS identifier, registered name or id.

@@ -212,6 +212,9 @@ class _LazyInfo(dict):
     def __init__(self, id: str, name: str, path: str) -> None:
         super().__init__(id=id, name=name)
         self._path = path
+        # The tool's Python declaration, which the host rendered into the
+        # file ("" until the file is read, or when it has none).
+        self.declaration = ""
 
     def __missing__(self, key: str):
         if key not in ("description", "parameters"):
@@ -221,9 +224,14 @@ class _LazyInfo(dict):
                 full = json.load(f)
         except (OSError, ValueError):
             full = {}
+        if not isinstance(full, dict):
+            full = {}
         schema = full.get("inputSchema")
         self["description"] = full.get("description") or ""
         self["parameters"] = schema if schema is not None else {"type": "object", "properties": {}}
+        declarations = full.get("declarations")
+        if isinstance(declarations, dict) and isinstance(declarations.get("python"), str):
+            self.declaration = declarations["python"]
         return self[key]
 
 
@@ -406,6 +414,20 @@ def _call_of(info: dict) -> str:
     return path if path is not None else f"call_tool({info['name']!r})"
 
 
+def _declaration_of(info: dict) -> str:
+    """A tool's Python declaration: the host's (its info file), else, for a
+    tool listed with no file, its call, description and input schema as
+    comments."""
+    description = info["description"]  # reads the info file, if any
+    declaration = getattr(info, "declaration", "")
+    if declaration:
+        return declaration
+    lines = [f"# {_call_of(info)}(...)"]
+    lines += ["# " + line for line in str(description or "").splitlines()]
+    lines.append("# parameters (JSON Schema): " + json.dumps(info["parameters"]))
+    return "\n".join(lines) + "\n"
+
+
 def _brief(info: dict) -> dict:
     return {"name": info["name"], "description": _first_line(info["description"]), "call": _call_of(info)}
 
@@ -446,16 +468,11 @@ class ToolFinder:
         hits.sort(key=lambda h: -h[0])
         return [_brief(info) for _, info in hits[:limit]]
 
-    def describe(self, name: str) -> dict:
-        """{name, method, description, parameters, call} of one tool."""
-        info = self._lookup(name)
-        return {
-            "name": info["name"],
-            "method": info["id"],
-            "description": info["description"],
-            "parameters": info["parameters"],
-            "call": _call_of(info),
-        }
+    def describe(self, name: str) -> str:
+        """The tool's Python declaration: its signature, the TypedDicts it
+        uses and its docstring, as the host rendered it (get_tool_info
+        gives its JSON Schema)."""
+        return _declaration_of(self._lookup(name))
 
     def list(self) -> list[dict]:
         """[{name, description, call}] of every tool."""
