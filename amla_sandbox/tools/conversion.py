@@ -146,25 +146,20 @@ def _parameters_schema(func: Callable[..., Any]) -> dict[str, Any]:
 _MAX_OUTPUT_DEPTH = 8
 
 
-def _structured(t: Any) -> bool:
-    """Whether a return type is one whose schema is worth declaring: a
-    TypedDict, a dataclass or a pydantic model."""
-    if not isinstance(t, type):
-        return False
-    return typing.is_typeddict(t) or dataclasses.is_dataclass(t) or _is_pydantic_model(t)
-
-
 def _output_schema(func: Callable[..., Any]) -> dict[str, Any] | None:
-    """The JSON Schema of what `func` returns, when its return annotation is
-    a TypedDict, a dataclass or a pydantic model; None otherwise (the
-    declarations then say `unknown` / `Any`)."""
-    hint = _type_hints(func).get("return")
-    if not _structured(hint):
+    """The JSON Schema of what `func` returns, from its return annotation: a
+    TypedDict, a dataclass or a pydantic model, a JSON type (`str`,
+    `float`, `list[str]`, `dict[str, int]`, `X | None`, a `Literal`) or
+    those nested; None without one, or when it says nothing JSON can hold
+    (the declarations then say `unknown` / `Any`)."""
+    hints = _type_hints(func)
+    if "return" not in hints:
         return None
     try:
-        return _value_schema(hint, 0)
+        schema = _value_schema(hints["return"], 0)
     except Exception:  # an annotation that cannot be resolved: no schema rather than no tool
         return None
+    return schema or None
 
 
 def _value_schema(t: Any, depth: int) -> dict[str, Any]:
