@@ -470,11 +470,12 @@ class SandboxTool:
         tools_json = json.dumps([t.to_dict() for t in self._definitions()])
         return _core.render_declarations(tools_json, lang, names)
 
-    def _declaration_lines(self, language: str) -> list[str]:
+    def _declaration_lines(self, language: str, *, mcp_names: bool = True) -> list[str]:
         """The tools as a script in `language` sees them, for a prompt: every
         tool's declaration in a code block for a few tools; for more, a line
-        per function tool and the MCP servers' tool names, with how to get
-        the rest."""
+        per function tool, the MCP servers' tool names (unless `mcp_names`
+        is False: another part of the prompt has them) and how to get the
+        rest."""
         from . import _core
 
         defs = self._definitions()
@@ -484,14 +485,29 @@ class SandboxTool:
         if len(defs) <= _FULL_DECLARATIONS_MAX:
             text = _core.render_declarations(tools_json, language, None).rstrip("\n")
             return [f"```{_FENCE[language]}", *text.split("\n"), "```"]
-        mcp = getattr(self.sandbox, "_mcp", None)
-        mcp_names = {d.name for d in mcp.definitions} if mcp is not None else set()
+        mcp = self._mcp_tools()
+        mcp_tools = {d.name for d in mcp.definitions} if mcp is not None else set()
         summary = _core.render_tool_summary(tools_json, language).split("\n")
-        lines = [line for d, line in zip(defs, summary) if d.name not in mcp_names]
-        if mcp_names:
-            lines += ["MCP tools, by server:", *mcp.prompt_lines(schemas=False)]
+        lines = [line for d, line in zip(defs, summary) if d.name not in mcp_tools]
+        if mcp_tools and mcp_names:
+            lines += [self._MCP_TITLE, *self._mcp_name_lines()]
         lines.append(f"{len(defs)} tools; {_ON_DEMAND[language]}.")
         return lines
+
+    _MCP_TITLE = "MCP tools, by server:"
+
+    def _mcp_tools(self) -> Any:
+        mcp = getattr(self.sandbox, "_mcp", None)
+        return mcp if mcp is not None and mcp.definitions else None
+
+    def _mcp_name_lines(self) -> list[str]:
+        """The MCP servers and their tools' names, one line per server."""
+        mcp = self._mcp_tools()
+        return mcp.prompt_lines(schemas=False) if mcp is not None else []
+
+    def _names_only(self) -> bool:
+        """Whether a prompt names the tools rather than declaring them."""
+        return len(self._definitions()) > _FULL_DECLARATIONS_MAX
 
     def _js_example(self) -> str:
         mcp = getattr(self.sandbox, "_mcp", None)
@@ -553,12 +569,14 @@ class SandboxTool:
             "",
             "PYTHON (language='python'):",
             *self._py_section(),
-            *self._titled("The functions in Python:", self._declaration_lines("python")),
+            *self._titled("The functions in Python:", self._declaration_lines("python", mcp_names=False)),
             "",
             "SHELL (language='shell'):",
             f"Utilities: {_SHELL_UTILITIES}. Pipes and redirection to /workspace or /tmp work.",
             f"Example: {_SHELL_EXAMPLE}",
-            *self._titled("The functions as commands (each prints its JSON result):", self._declaration_lines("shell")),
+            *self._titled(
+                "The functions as commands (each prints its JSON result):", self._declaration_lines("shell", mcp_names=False)
+            ),
         ]
         network = self._network_lines()
         if network:
@@ -616,7 +634,9 @@ class SandboxTool:
             for i, lang in enumerate(languages):
                 if len(languages) > 1:
                     lines += ([""] if i else []) + [titles[lang], ""]
-                lines += self._declaration_lines(lang)
+                lines += self._declaration_lines(lang, mcp_names=False)
+            if self._names_only() and self._mcp_name_lines():
+                lines += ["", f"### MCP Tools{where}", "", self._MCP_TITLE, *self._mcp_name_lines()]
         network = self._network_lines()
         if network:
             lines += ["", "### Network", "", *network]

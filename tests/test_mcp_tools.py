@@ -257,7 +257,8 @@ def test_the_prompt_lists_few_tools_with_parameters_and_many_by_name(tool: Any) 
     mcp = tool.sandbox._mcp
     assert len(mcp.definitions) == 16  # two servers of 8 tools: past the 15 listed with parameters
     prompt = tool.get_system_prompt()
-    assert "MCP tools, by server:" in prompt and "tools.search" in prompt and "tools.describe" in prompt
+    assert "### MCP Tools" in prompt and "tools.search" in prompt and "tools.describe" in prompt
+    assert prompt.count("- t: create_issue, echo, add,") == 1  # once, for every language
     assert "- t: create_issue, echo, add," in prompt and "t.add(" not in prompt and "function add(" not in prompt
     assert "- t.add({a: integer, b: integer}) - Add two integers." in mcp.prompt_lines(schemas=True)
     with create_sandbox_tool(mcp_servers={"t": STDIO}) as few:  # 8 tools: with their declarations
