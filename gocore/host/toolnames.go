@@ -110,6 +110,31 @@ type toolDeclarations struct {
 	Python     string `json:"python"`
 }
 
+// Bytes of declarations a sandbox's tool files may hold: declBase, and
+// declPerInput for every byte of the tools' names, descriptions and
+// schemas. A realistic tool's two declarations together are about 1.6
+// times its description and schemas (gocore/decl/testdata/github.json);
+// a schema whose types are inlined many times over (a $ref to an object
+// that refers twice to the next, 60 deep) renders to a hundred times its
+// size, at about 10 MB/s, so a server's tool list of such schemas would
+// have the host render and write without bound. Past the budget, tools
+// get no declaration in their file (tools.describe then shows their
+// description and JSON Schema) and rendering stops: the time it takes is
+// bounded by the size of the tool list.
+const (
+	declBase     = 8 << 20
+	declPerInput = 2
+)
+
+// declarationBudget is the bytes of declarations tools' files may hold.
+func declarationBudget(tools []wire.ToolInfo) int {
+	n := 0
+	for _, t := range tools {
+		n += len(t.Name) + len(t.Description) + len(t.InputSchema) + len(t.OutputSchema)
+	}
+	return declBase + declPerInput*n
+}
+
 // declarationsOf renders the declarations of every tool, by name.
 func declarationsOf(tools []wire.ToolInfo) func(name string) toolDeclarations {
 	in := make([]decl.Tool, len(tools))
@@ -138,9 +163,18 @@ func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
 		return nil, fmt.Errorf("tool files: %w", err)
 	}
 	declarations := declarationsOf(tools)
+	budget := declarationBudget(tools)
 	out := make([]wire.ToolInfo, len(tools))
 	for i, t := range tools {
-		b, err := json.Marshal(toolFile{ToolInfo: t, Declarations: declarations(t.Name)})
+		var d toolDeclarations
+		if budget > 0 {
+			d = declarations(t.Name)
+			budget -= len(d.TypeScript) + len(d.Python)
+			if budget < 0 {
+				d = toolDeclarations{}
+			}
+		}
+		b, err := json.Marshal(toolFile{ToolInfo: t, Declarations: d})
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 		}

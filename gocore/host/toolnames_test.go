@@ -2,6 +2,7 @@ package host
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -182,5 +183,48 @@ func TestToolIndex(t *testing.T) {
 		if !tc.indexed && (len(in.Tools) != len(tc.tools) || in.ToolIndex != "") {
 			t.Errorf("%s: tools %d, index %q; want the list", tc.lang, len(in.Tools), in.ToolIndex)
 		}
+	}
+}
+
+// TestToolFileDeclarationsAreBounded: tools whose schemas render to many
+// times their size get declarations up to the budget only, the rest none.
+func TestToolFileDeclarationsAreBounded(t *testing.T) {
+	var defs []string
+	for i := 0; i < 60; i++ {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"type":"object","properties":{"a":{"$ref":"#/$defs/d%d"},"b":{"$ref":"#/$defs/d%d"}}}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"d60":{"type":"string"}`)
+	bomb := json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/$defs/d0"}},"$defs":{` + strings.Join(defs, ",") + `}}`)
+	var tools []wire.ToolInfo
+	for i := 0; i < 100; i++ {
+		tools = append(tools, wire.ToolInfo{Name: "t" + strconv.Itoa(i), InputSchema: bomb, OutputSchema: bomb})
+	}
+	dir := t.TempDir()
+	if _, err := guestToolList(dir, tools); err != nil {
+		t.Fatal(err)
+	}
+	total, with, without := 0, 0, 0
+	for i := range tools {
+		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f toolFile
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
+		n := len(f.Declarations.TypeScript) + len(f.Declarations.Python)
+		total += n
+		if n > 0 {
+			with++
+		} else {
+			without++
+		}
+	}
+	if limit := declarationBudget(tools); total > limit {
+		t.Errorf("the files hold %d bytes of declarations, over the budget of %d", total, limit)
+	}
+	if with == 0 || without == 0 {
+		t.Errorf("%d tools with declarations, %d without: want some of each", with, without)
 	}
 }
