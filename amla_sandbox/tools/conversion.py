@@ -190,7 +190,8 @@ def _value_schema(t: Any, depth: int) -> dict[str, Any]:
     if isinstance(t, type) and (typing.is_typeddict(t) or dataclasses.is_dataclass(t)):
         hints = typing.get_type_hints(t)
         if typing.is_typeddict(t):
-            required = [k for k in hints if k in t.__required_keys__]
+            keys: frozenset[str] = getattr(t, "__required_keys__", frozenset())
+            required = [k for k in hints if k in keys]
             fields = list(hints)
         else:
             fields = [f.name for f in dataclasses.fields(t)]
