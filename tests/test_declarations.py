@@ -13,7 +13,11 @@ server of tests/mcp_servers.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -213,3 +217,44 @@ def test_mcp_output_schemas_type_the_results() -> None:
         # The result has the declared shape.
         got = json.loads(tool.sandbox.execute("console.log(JSON.stringify(await t.create_issue({title: 'abc'})))"))
         assert set(got) == set(issue["properties"])
+
+
+# -- the checkers accept what Python tools declare ------------------------------------------------
+
+
+@dataclasses.dataclass
+class Shipment:
+    id: int
+    route: tuple[str, str]
+    weights: dict[str, list[float]] | None = None
+
+
+def ship(order: int, express: bool = False) -> Shipment:
+    """Ship an order."""
+    return Shipment(order, ("a", "b"))
+
+
+def _checker(env: str, name: str) -> str:
+    path = os.environ.get(env) or shutil.which(name)
+    if not path:
+        pytest.skip(f"{name} not found (set {env})")
+    return path
+
+
+def test_typescript_of_python_tools_passes_tsc_strict(tmp_path: Path) -> None:
+    tsc = _checker("AMLA_TSC", "tsc")
+    with create_sandbox_tool(tools=[get_weather, untyped, ship]) as tool:
+        (tmp_path / "tools.d.ts").write_text("export {};\n" + tool.get_tool_declarations("typescript"))
+    proc = subprocess.run([tsc, "--strict", "--noEmit", "--target", "es2022", str(tmp_path / "tools.d.ts")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_python_stubs_of_python_tools_pass_pyright_strict(tmp_path: Path) -> None:
+    pyright = _checker("AMLA_PYRIGHT", "pyright")
+    with create_sandbox_tool(tools=[get_weather, untyped, ship]) as tool:
+        (tmp_path / "tools.pyi").write_text(tool.get_tool_declarations("python"))
+    (tmp_path / "pyrightconfig.json").write_text('{"typeCheckingMode": "strict", "pythonVersion": "3.13"}')
+    proc = subprocess.run([pyright, "--project", str(tmp_path), str(tmp_path / "tools.pyi")],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0 and "0 errors" in proc.stdout, proc.stdout + proc.stderr
