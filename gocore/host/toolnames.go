@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"amlasandbox/gocore/decl"
 	"amlasandbox/gocore/wire"
@@ -88,26 +89,36 @@ func (s *Sandbox) checkMethod(method string) error {
 
 // ToolInfoMount is where every guest process sees the sandbox's tool
 // files, read-only: one file per tool, its whole wire.ToolInfo as JSON
-// with its declarations (toolFile),
+// (and beside it its declarations, declFileExt),
 // named by the tool's place in Config.Tools. It is the sandbox's first
 // mount, so its WASI descriptor is wire.ToolInfoFD.
 const ToolInfoMount = wire.ToolInfoMount
 
-// toolFile is what a tool's file holds: its wire.ToolInfo and its
-// declarations, rendered once by the host (gocore/decl) for
-// tools.describe in JavaScript and Python. (The shell's tool --describe
-// renders its own with the same package: its text depends on no other
-// tool.)
-type toolFile struct {
-	wire.ToolInfo
-	Declarations toolDeclarations `json:"declarations"`
-}
+// declFileExt names the file beside a tool's info file (<n>.json) that
+// holds its declarations, rendered once by the host (gocore/decl) for
+// tools.describe in JavaScript and Python: the TypeScript declaration, a
+// NUL byte, the Python stub (decl's text never holds a NUL). A tool has
+// none past the budget (declarationBudget); a guest then shows its
+// description and schema. The declarations are a file of their own so
+// that what reads every tool's info (tools.search, tools.list, the
+// shell's --list and --search) reads no more than before. (The shell's
+// tool --describe renders its own with the same package: its text
+// depends on no other tool.)
+const declFileExt = ".decl"
 
 // toolDeclarations are one tool's declarations, complete in themselves:
 // TypeScript (JavaScript and TypeScript runs) and a Python stub.
 type toolDeclarations struct {
-	TypeScript string `json:"typescript"`
-	Python     string `json:"python"`
+	TypeScript string
+	Python     string
+}
+
+// bytes is the content of a tool's declarations file.
+func (d toolDeclarations) bytes() []byte {
+	b := make([]byte, 0, len(d.TypeScript)+1+len(d.Python))
+	b = append(b, d.TypeScript...)
+	b = append(b, 0)
+	return append(b, d.Python...)
 }
 
 // Bytes of declarations a sandbox's tool files may hold: declBase, and
@@ -166,21 +177,22 @@ func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
 	budget := declarationBudget(tools)
 	out := make([]wire.ToolInfo, len(tools))
 	for i, t := range tools {
-		var d toolDeclarations
-		if budget > 0 {
-			d = declarations(t.Name)
-			budget -= len(d.TypeScript) + len(d.Python)
-			if budget < 0 {
-				d = toolDeclarations{}
-			}
-		}
-		b, err := json.Marshal(toolFile{ToolInfo: t, Declarations: d})
+		b, err := json.Marshal(t)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 		}
 		name := strconv.Itoa(i) + ".json"
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
 			return nil, fmt.Errorf("tool files: %w", err)
+		}
+		if budget > 0 {
+			d := declarations(t.Name)
+			budget -= len(d.TypeScript) + len(d.Python)
+			if budget >= 0 && !strings.ContainsRune(d.TypeScript, 0) {
+				if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+declFileExt), d.bytes(), 0o600); err != nil {
+					return nil, fmt.Errorf("tool files: %w", err)
+				}
+			}
 		}
 		out[i] = wire.ToolInfo{Name: t.Name, Method: t.Method, Info: ToolInfoMount + "/" + name}
 	}

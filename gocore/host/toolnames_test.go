@@ -107,8 +107,26 @@ func TestGuestToolList(t *testing.T) {
 	}
 }
 
-// TestToolFileDeclarations: each tool's file holds its declarations in
-// every language, rendered by gocore/decl, and its output schema.
+// readDecl reads tool i's declarations file ("" and "" when it has none).
+func readDecl(t *testing.T, dir string, i int) toolDeclarations {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+declFileExt))
+	if os.IsNotExist(err) {
+		return toolDeclarations{}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, py, ok := strings.Cut(string(b), "\x00")
+	if !ok {
+		t.Fatalf("tool %d's declarations have no NUL between the languages: %q", i, b)
+	}
+	return toolDeclarations{TypeScript: ts, Python: py}
+}
+
+// TestToolFileDeclarations: beside each tool's file, its declarations in
+// TypeScript and Python, rendered by gocore/decl; its file has its output
+// schema.
 func TestToolFileDeclarations(t *testing.T) {
 	dir := t.TempDir()
 	tools := []wire.ToolInfo{
@@ -129,59 +147,18 @@ func TestToolFileDeclarations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var f toolFile
+		var f wire.ToolInfo
 		if err := json.Unmarshal(b, &f); err != nil {
 			t.Fatal(err)
 		}
 		if string(f.OutputSchema) != string(tools[i].OutputSchema) {
 			t.Errorf("tool %d: output schema %s", i, f.OutputSchema)
 		}
-		for lang, pair := range map[string][2]string{"typescript": {f.Declarations.TypeScript, w.TypeScript},
-			"python": {f.Declarations.Python, w.Python}} {
+		d := readDecl(t, dir, i)
+		for lang, pair := range map[string][2]string{"typescript": {d.TypeScript, w.TypeScript}, "python": {d.Python, w.Python}} {
 			if !strings.Contains(pair[0], pair[1]) {
 				t.Errorf("tool %d's %s declaration lacks %q:\n%s", i, lang, pair[1], pair[0])
 			}
-		}
-	}
-}
-
-// The index file holds the list a run's input would carry, and JavaScript
-// and Python runs of the sandbox's own list get its path instead.
-func TestToolIndex(t *testing.T) {
-	dir := t.TempDir()
-	list, err := guestToolList(dir, []wire.ToolInfo{{Name: "a", Description: "long"}, {Name: "b.c", Method: "mcp:srv/c"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, toolIndexName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var index []wire.ToolInfo
-	want, _ := json.Marshal(list)
-	if err := json.Unmarshal(b, &index); err != nil || len(index) != 2 || string(b) != string(want) {
-		t.Fatalf("index %s (%v), want %+v", b, err, list)
-	}
-	sb := &Sandbox{guestTools: list}
-	other := append([]wire.ToolInfo(nil), list...)
-	for _, tc := range []struct {
-		lang    string
-		tools   []wire.ToolInfo
-		indexed bool
-	}{
-		{wire.LangJavaScript, list, true},
-		{wire.LangPython, list, true},
-		{wire.LangShell, list, false},
-		{wire.LangJavaScript, other, false}, // not the sandbox's own list (a durable run's)
-		{wire.LangPython, nil, false},
-	} {
-		in := wire.Input{Language: tc.lang, Tools: tc.tools}
-		sb.indexTools(&in)
-		if tc.indexed && (in.Tools != nil || in.ToolIndex != ToolInfoMount+"/"+toolIndexName) {
-			t.Errorf("%s: tools %d, index %q; want the index", tc.lang, len(in.Tools), in.ToolIndex)
-		}
-		if !tc.indexed && (len(in.Tools) != len(tc.tools) || in.ToolIndex != "") {
-			t.Errorf("%s: tools %d, index %q; want the list", tc.lang, len(in.Tools), in.ToolIndex)
 		}
 	}
 }
@@ -205,15 +182,8 @@ func TestToolFileDeclarationsAreBounded(t *testing.T) {
 	}
 	total, with, without := 0, 0, 0
 	for i := range tools {
-		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f toolFile
-		if err := json.Unmarshal(b, &f); err != nil {
-			t.Fatal(err)
-		}
-		n := len(f.Declarations.TypeScript) + len(f.Declarations.Python)
+		d := readDecl(t, dir, i)
+		n := len(d.TypeScript) + len(d.Python)
 		total += n
 		if n > 0 {
 			with++

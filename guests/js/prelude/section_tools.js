@@ -177,11 +177,12 @@
       return findTool(n, true);
     }
 
-    // declarationOf is a tool's declaration: the host's (its info file),
-    // else, for a tool listed with no file, its call, description and
-    // input schema as comments.
+    // declarationOf is a tool's declaration: the host's (prelude.js,
+    // declarationText), else, for a tool it has none of, its call,
+    // description and input schema as comments.
     function declarationOf(info) {
-      if (typeof info.declaration === 'string' && info.declaration) return info.declaration;
+      const declared = declarationText(info);
+      if (declared) return declared;
       const lines = ['// ' + callOf(info) + '(input)'];
       for (const l of String(info.description || '').split('\n')) lines.push('// ' + l);
       lines.push('// input (JSON Schema): ' + JSONStringify(info.parameters));

@@ -212,9 +212,6 @@ class _LazyInfo(dict):
     def __init__(self, id: str, name: str, path: str) -> None:
         super().__init__(id=id, name=name)
         self._path = path
-        # The tool's Python declaration, which the host rendered into the
-        # file ("" until the file is read, or when it has none).
-        self.declaration = ""
 
     def __missing__(self, key: str):
         if key not in ("description", "parameters"):
@@ -229,9 +226,6 @@ class _LazyInfo(dict):
         schema = full.get("inputSchema")
         self["description"] = full.get("description") or ""
         self["parameters"] = schema if schema is not None else {"type": "object", "properties": {}}
-        declarations = full.get("declarations")
-        if isinstance(declarations, dict) and isinstance(declarations.get("python"), str):
-            self.declaration = declarations["python"]
         return self[key]
 
 
@@ -415,13 +409,20 @@ def _call_of(info: dict) -> str:
 
 
 def _declaration_of(info: dict) -> str:
-    """A tool's Python declaration: the host's (its info file), else, for a
-    tool listed with no file, its call, description and input schema as
+    """A tool's Python declaration, as the host rendered it into the file
+    beside its info file (<n>.decl: TypeScript, a NUL, Python); else, for a
+    tool it has none of, its call, description and input schema as
     comments."""
-    description = info["description"]  # reads the info file, if any
-    declaration = getattr(info, "declaration", "")
-    if declaration:
-        return declaration
+    path = getattr(info, "_path", None)
+    if isinstance(path, str) and path.endswith(".json"):
+        try:
+            with open(path[:-5] + ".decl", encoding="utf-8") as f:
+                _typescript, nul, python = f.read().partition("\x00")
+        except (OSError, ValueError):
+            nul = python = ""
+        if nul and python:
+            return python
+    description = info["description"]
     lines = [f"# {_call_of(info)}(...)"]
     lines += ["# " + line for line in str(description or "").splitlines()]
     lines.append("# parameters (JSON Schema): " + json.dumps(info["parameters"]))
