@@ -18,6 +18,7 @@ LangChain and pydantic are imported only when a LangChain tool is built.
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +28,8 @@ from .capabilities import ToolCallCap
 from .network import NetworkArg, prompt_lines
 from .runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 from .sandbox import Sandbox
-from .tools.conversion import _js_params, _tool_doc, _tool_name, _tool_parameters, capability_from_function, tool_from_function
+from .tools.conversion import _tool_doc, _tool_name, _tool_parameters, capability_from_function, tool_from_function
+from .tools.definition import ToolDefinition
 
 from .durable import ApprovalRequired
 
@@ -37,6 +39,19 @@ _SHELL_UTILITIES = "grep, jq, tr, head, tail, sort, uniq, wc, cut, cat, echo"
 _SHELL_EXAMPLE = "cat /workspace/data.json | jq '.items[]' | head -5"
 # Budgets at or above this many calls are not worth a line in a prompt.
 _LIMIT_WORTH_MENTIONING = 100
+# A prompt shows every tool's declaration up to this many tools (the number
+# MCPTools.prompt_lines shows with parameters); beyond it, a line per
+# function tool and the MCP tools' names, the rest on demand.
+_FULL_DECLARATIONS_MAX = 15
+# The code fence of each language's declarations.
+_FENCE = {"javascript": "typescript", "typescript": "typescript", "python": "python", "shell": "bash"}
+# How a script of each language asks for more (declarations on demand).
+_ON_DEMAND = {
+    "javascript": "a tool's declaration: `await tools.describe('name')`; find tools: `await tools.search('words')`",
+    "python": "a tool's declaration: `tools.describe('name')`; find tools: `tools.search('words')`",
+    "shell": "a tool's usage: `tool --describe NAME`; find tools: `tool --search WORDS`",
+}
+_ON_DEMAND["typescript"] = _ON_DEMAND["javascript"]
 
 
 @dataclass
@@ -422,21 +437,77 @@ class SandboxTool:
 
     # -- generated text -------------------------------------------------------
 
-    def _function_lines(self) -> list[str]:
-        lines = [f"- {_tool_name(f)}({_js_params(f)}) - {_first_doc_line(f)}" for f in self.tools]
-        return lines + self._mcp_lines()
+    def _definitions(self) -> list[ToolDefinition]:
+        """The tools scripts can call, as the sandbox registered them (its
+        functions, then its MCP servers' tools)."""
+        tools = getattr(self.sandbox, "tools", None)
+        if isinstance(tools, list) and all(isinstance(t, ToolDefinition) for t in tools):
+            return tools
+        # A sandbox-like object without definitions: this tool's functions.
+        return [tool_from_function(f) for f in self.tools]
 
-    def _mcp_lines(self) -> list[str]:
-        """MCP tools: with parameters for a few, servers and names for many
-        (scripts look the rest up with tools.search / tools.describe)."""
-        mcp = getattr(self.sandbox, "_mcp", None)
-        if mcp is None or not mcp.definitions:
+    def get_tool_declarations(self, language: str = "typescript", *, names: Sequence[str] | None = None) -> str:
+        """The declarations of the tools scripts can call, as a script in
+        `language` calls them: TypeScript (`declare function get_weather(input:
+        GetWeatherInput): Promise<unknown>`, types from each tool's JSON
+        Schema, doc comments from its descriptions) for "javascript" and
+        "typescript"; Python stubs (`async def get_weather(*, city: str) ->
+        Any`, with docstrings) for "python"; the `tool` command's usage for
+        "shell". A tool's result is typed when its output schema is known
+        (MCP tools' `outputSchema`, Python functions returning a TypedDict,
+        dataclass or pydantic model), else `unknown` / `Any`. Every tool,
+        or those `names` gives (a name that is not a tool is a ValueError).
+        The same text as `tools.describe(name)` in a script (docs/declarations.md)."""
+        from . import _core
+
+        lang = normalize_language(language)
+        if names is not None:
+            if isinstance(names, str):
+                names = [names]
+            names = list(names)
+            if not all(isinstance(n, str) for n in names):
+                raise TypeError("names must be tool names (str)")
+        tools_json = json.dumps([t.to_dict() for t in self._definitions()])
+        return _core.render_declarations(tools_json, lang, names)
+
+    def _declaration_lines(self, language: str, *, mcp_names: bool = True) -> list[str]:
+        """The tools as a script in `language` sees them, for a prompt: every
+        tool's declaration in a code block for a few tools; for more, a line
+        per function tool, the MCP servers' tool names (unless `mcp_names`
+        is False: another part of the prompt has them) and how to get the
+        rest."""
+        from . import _core
+
+        defs = self._definitions()
+        if not defs:
             return []
-        return [
-            "MCP tools, called as `await server.tool({...})` (find more with `await tools.search('words')`, "
-            "parameters with `await tools.describe('server.tool')`; shell: `tool --search`, `tool --describe`):",
-            *mcp.prompt_lines(),
-        ]
+        tools_json = json.dumps([t.to_dict() for t in defs])
+        if len(defs) <= _FULL_DECLARATIONS_MAX:
+            text = _core.render_declarations(tools_json, language, None).rstrip("\n")
+            return [f"```{_FENCE[language]}", *text.split("\n"), "```"]
+        mcp = self._mcp_tools()
+        mcp_tools = {d.name for d in mcp.definitions} if mcp is not None else set()
+        summary = _core.render_tool_summary(tools_json, language).split("\n")
+        lines = [line for d, line in zip(defs, summary) if d.name not in mcp_tools]
+        if mcp_tools and mcp_names:
+            lines += [self._MCP_TITLE, *self._mcp_name_lines()]
+        lines.append(f"{len(defs)} tools; {_ON_DEMAND[language]}.")
+        return lines
+
+    _MCP_TITLE = "MCP tools, by server:"
+
+    def _mcp_tools(self) -> Any:
+        mcp = getattr(self.sandbox, "_mcp", None)
+        return mcp if mcp is not None and mcp.definitions else None
+
+    def _mcp_name_lines(self) -> list[str]:
+        """The MCP servers and their tools' names, one line per server."""
+        mcp = self._mcp_tools()
+        return mcp.prompt_lines(schemas=False) if mcp is not None else []
+
+    def _names_only(self) -> bool:
+        """Whether a prompt names the tools rather than declaring them."""
+        return len(self._definitions()) > _FULL_DECLARATIONS_MAX
 
     def _js_example(self) -> str:
         mcp = getattr(self.sandbox, "_mcp", None)
@@ -480,9 +551,10 @@ class SandboxTool:
 
     def _js_section(self) -> list[str]:
         lines = ["Call functions with await (one object argument each); print results with console.log()."]
-        if self._function_lines():
-            lines.append("Available functions:")
-            lines.extend(self._function_lines())
+        declarations = self._declaration_lines("javascript")
+        if declarations:
+            lines.append("Available functions (TypeScript declarations):")
+            lines.extend(declarations)
         lines.append(f"Example: {self._js_example()}")
         return lines
 
@@ -497,10 +569,14 @@ class SandboxTool:
             "",
             "PYTHON (language='python'):",
             *self._py_section(),
+            *self._titled("The functions in Python:", self._declaration_lines("python", mcp_names=False)),
             "",
             "SHELL (language='shell'):",
             f"Utilities: {_SHELL_UTILITIES}. Pipes and redirection to /workspace or /tmp work.",
             f"Example: {_SHELL_EXAMPLE}",
+            *self._titled(
+                "The functions as commands (each prints its JSON result):", self._declaration_lines("shell", mcp_names=False)
+            ),
         ]
         network = self._network_lines()
         if network:
@@ -526,8 +602,13 @@ class SandboxTool:
                 "Run a shell command line in a secure sandbox (the same files as sandbox_js).",
                 f"Utilities: {_SHELL_UTILITIES}, ls. Pipes and redirection to /workspace or /tmp work.",
                 f"Example: {_SHELL_EXAMPLE}",
+                *self._titled("The functions as commands (each prints its JSON result):", self._declaration_lines("shell")),
             ]
         )
+
+    @staticmethod
+    def _titled(title: str, lines: list[str]) -> list[str]:
+        return [title, *lines] if lines else []
 
     def get_tool_descriptions(self) -> str:
         """Markdown listing the functions sandbox code can call, with full docstrings."""
@@ -540,13 +621,22 @@ class SandboxTool:
             lines.append("")
         return "\n".join(lines)
 
-    def _functions_and_limits(self, include_tools: bool, where: str) -> list[str]:
+    def _functions_and_limits(self, include_tools: bool, where: str, languages: Sequence[str]) -> list[str]:
         lines: list[str] = []
-        if include_tools and self.tools:
+        if include_tools and self._definitions():
             lines += ["", f"### Available Functions{where}", ""]
-            lines += [f"- `{_tool_name(f)}({_js_params(f)})` - {_first_doc_line(f)}" for f in self.tools]
-        if include_tools and self._mcp_lines():
-            lines += ["", f"### MCP Tools{where}", "", *self._mcp_lines()]
+            titles = {
+                "javascript": "JavaScript and TypeScript (`await name(input)`), as TypeScript declarations:",
+                "typescript": "TypeScript (`await name(input)`):",
+                "python": "Python (keyword arguments; `await` optional), as Python stubs:",
+                "shell": "Shell (`tool NAME --PARAM VALUE`, prints the JSON result):",
+            }
+            for i, lang in enumerate(languages):
+                if len(languages) > 1:
+                    lines += ([""] if i else []) + [titles[lang], ""]
+                lines += self._declaration_lines(lang, mcp_names=False)
+            if self._names_only() and self._mcp_name_lines():
+                lines += ["", f"### MCP Tools{where}", "", self._MCP_TITLE, *self._mcp_name_lines()]
         network = self._network_lines()
         if network:
             lines += ["", "### Network", "", *network]
@@ -555,53 +645,76 @@ class SandboxTool:
             lines += ["", "### Limits", "", *limits]
         return lines
 
-    def get_system_prompt(self, *, include_tools: bool = True) -> str:
-        """A markdown fragment to append to an agent's system prompt."""
+    def get_system_prompt(self, *, include_tools: bool = True, language: str | None = None) -> str:
+        """A markdown fragment to append to an agent's system prompt.
+
+        Without `language` it teaches every mode (JavaScript, TypeScript,
+        Python, shell) and shows the tools in each: TypeScript declarations,
+        Python stubs and the `tool` command's usage. With `language`, only
+        that mode and its declarations (a smaller prompt). Up to 15 tools
+        every declaration is shown; beyond, a line per function tool and the
+        MCP servers' tool names, scripts asking for the rest
+        (`tools.describe`, `tool --describe`)."""
+        lang = normalize_language(language) if language is not None else None
+        modes = ["javascript", "python", "shell"] if lang is None else [lang]
         lines = [
             "## Sandbox Tool Usage",
             "",
             f"The `{self.name}` tool runs code in a secure sandbox. It takes two parameters:",
-            "- `code`: the JavaScript or Python code, or the shell script, to run",
-            '- `language`: `"javascript"` (the default), `"python"` or `"shell"`',
-            "",
-            '### JavaScript mode (language="javascript")',
-            "",
-            "Call functions with await and one object argument; print what you need with console.log().",
-            "Do many calls in one run with a loop instead of one tool call each:",
-            "",
-            "```javascript",
-            "const results = [];",
-            "for (const id of [1, 2, 3]) {",
-            "  results.push(await some_function({id}));",
-            "}",
-            'await fs.writeFile("/workspace/data.json", JSON.stringify(results));',
-            "console.log(results.length);",
-            "```",
-            "",
-            "Files under /workspace and /tmp persist between runs (`await fs.readFile`, `await fs.writeFile`).",
-            "",
-            '### Python mode (language="python")',
-            "",
-            "The same functions, called with keyword arguments; the value of a final expression is printed:",
-            "",
-            "```python",
-            "import json",
-            "results = [some_function(id=i) for i in [1, 2, 3]]",
-            'json.dump(results, open("/workspace/data.json", "w"))',
-            "len(results)",
-            "```",
-            "",
-            "In async code, `await asyncio.gather(*[some_function(id=i) for i in ids])` runs the calls together.",
-            "",
-            '### Shell mode (language="shell")',
-            "",
-            f"Utilities: {_SHELL_UTILITIES}. Example:",
-            "",
-            "```bash",
-            _SHELL_EXAMPLE,
-            "```",
+            "- `code`: the JavaScript, TypeScript or Python code, or the shell script, to run",
+            '- `language`: `"javascript"` (the default), `"typescript"`, `"python"` or `"shell"`'
+            if lang is None
+            else f'- `language`: `"{lang}"`',
         ]
-        lines += self._functions_and_limits(include_tools, "")
+        if "javascript" in modes or "typescript" in modes:
+            which = lang or "javascript"
+            lines += [
+                "",
+                f'### {"TypeScript" if which == "typescript" else "JavaScript"} mode (language="{which}")',
+                "",
+                "Call functions with await and one object argument; print what you need with console.log().",
+                "Do many calls in one run with a loop instead of one tool call each:",
+                "",
+                "```javascript",
+                "const results = [];",
+                "for (const id of [1, 2, 3]) {",
+                "  results.push(await some_function({id}));",
+                "}",
+                'await fs.writeFile("/workspace/data.json", JSON.stringify(results));',
+                "console.log(results.length);",
+                "```",
+                "",
+                "Files under /workspace and /tmp persist between runs (`await fs.readFile`, `await fs.writeFile`).",
+                'TypeScript (language="typescript") runs the same way once its types are stripped (they are not checked).',
+            ]
+        if "python" in modes:
+            lines += [
+                "",
+                '### Python mode (language="python")',
+                "",
+                "The same functions, called with keyword arguments; the value of a final expression is printed:",
+                "",
+                "```python",
+                "import json",
+                "results = [some_function(id=i) for i in [1, 2, 3]]",
+                'json.dump(results, open("/workspace/data.json", "w"))',
+                "len(results)",
+                "```",
+                "",
+                "In async code, `await asyncio.gather(*[some_function(id=i) for i in ids])` runs the calls together.",
+            ]
+        if "shell" in modes:
+            lines += [
+                "",
+                '### Shell mode (language="shell")',
+                "",
+                f"Utilities: {_SHELL_UTILITIES}. Example:",
+                "",
+                "```bash",
+                _SHELL_EXAMPLE,
+                "```",
+            ]
+        lines += self._functions_and_limits(include_tools, "", modes)
         return "\n".join(lines)
 
     def get_system_prompt_for_separate_tools(self, *, include_tools: bool = True) -> str:
@@ -619,7 +732,7 @@ class SandboxTool:
             "Use sandbox_js to fetch and save data (`await fs.writeFile(\"/workspace/data.json\", ...)`),",
             "then sandbox_shell to explore it.",
         ]
-        lines += self._functions_and_limits(include_tools, " (in sandbox_js)")
+        lines += self._functions_and_limits(include_tools, " (in sandbox_js)", ["javascript"])
         return "\n".join(lines)
 
 

@@ -279,8 +279,11 @@ def test_system_prompt(api: Api) -> None:
     assert 'await fs.writeFile("/workspace/data.json"' in text
     assert "grep, jq, tr, head, tail, sort, uniq, wc, cut, cat, echo" in text
     assert "Available Functions" in text
-    assert "`add({a: number, b: number})` - Add two numbers." in text
-    assert "`greet({name: string, greeting?: string})` - Greet someone." in text
+    # Each function as each mode calls it (docs/declarations.md).
+    assert "/** Add two numbers. */\ndeclare function add(input: AddInput): Promise<AddOutput>;" in text
+    assert "type GreetInput = {\n  name: string;\n  greeting?: string;\n};" in text
+    assert "async def add(*, a: float, b: float) -> float:\n    \"\"\"Add two numbers." in text
+    assert "tool greet --name STRING [--greeting STRING]\n    Greet someone." in text
     assert "### Limits" in text and "- transfer_money: max 5 calls" in text
     without = tool.get_system_prompt(include_tools=False)
     assert "Available Functions" not in without
@@ -300,7 +303,9 @@ def test_langchain_description_shapes(api: Api) -> None:
     tool, _ = fake_tool([add, greet], capabilities=limited_caps(api))
     text = tool._langchain_description()
     assert "JAVASCRIPT (language='javascript', the default)" in text
-    assert "- add({a: number, b: number}) - Add two numbers." in text
+    assert "declare function add(input: AddInput): Promise<AddOutput>;" in text
+    assert "async def greet(*, name: str, greeting: str = ...) -> str:" in text
+    assert "tool add --a NUMBER --b NUMBER" in text
     assert "const r = await add({...}); console.log(JSON.stringify(r));" in text
     assert "SHELL (language='shell')" in text
     assert "cat /workspace/data.json | jq '.items[]' | head -5" in text
@@ -342,8 +347,9 @@ def test_as_langchain_tools() -> None:
     assert (js.name, sh.name) == ("sandbox_js", "sandbox_shell")
     assert set(js.args_schema.model_json_schema()["properties"]) == {"code"}
     assert set(sh.args_schema.model_json_schema()["properties"]) == {"command"}
-    assert "add({a: number, b: number})" in js.description
+    assert "declare function add(input: AddInput): Promise<AddOutput>;" in js.description
     assert "ls" in sh.description and "jq" in sh.description
+    assert "tool add --a NUMBER --b NUMBER" in sh.description
     js.invoke({"code": "x"})
     sh.invoke({"command": "ls"})
     assert [c[0] for c in sb.calls] == ["execute", "shell"]

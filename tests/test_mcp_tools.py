@@ -232,32 +232,39 @@ def test_tools_search_and_describe_in_javascript_and_the_shell(tool: Any) -> Non
         """
         const hits = await tools.search("issue");
         const d = await tools.describe("w.create_issue");
+        const i = getToolInfo("w.create_issue");
         let missing;
         try { await tools.describe("nope") } catch (e) { missing = e.message }
-        console.log(JSON.stringify({hits: hits.map((h) => h.name), d, missing}));
+        console.log(JSON.stringify({hits: hits.map((h) => [h.name, h.call]), d, i, missing}));
         """,
     )
     assert err == ""
     r = json.loads(out)
-    assert r["hits"] == ["t.create_issue", "w.create_issue"]
-    assert r["d"]["method"] == "mcp:w/create_issue"
-    assert r["d"]["parameters"]["required"] == ["title"]
-    assert r["d"]["call"] == "w.create_issue"
+    assert r["hits"] == [["t.create_issue", "t.create_issue"], ["w.create_issue", "w.create_issue"]]
+    # describe gives the tool's TypeScript declaration (docs/declarations.md).
+    assert r["d"].startswith("declare namespace w {\n") and "  function create_issue(input: CreateIssueInput): Promise<" in r["d"]
+    assert "    title: string;" in r["d"]
+    assert r["i"]["id"] == "mcp:w/create_issue" and r["i"]["parameters"]["required"] == ["title"]
     assert "Unknown tool: nope" in r["missing"]
-    out = tool.sandbox.shell("tool --search add integers; tool --describe t.add | jq -r .method")
+    out = tool.sandbox.shell("tool --search add integers; tool --describe --json t.add | jq -r .method")
     assert out.splitlines()[-1] == "mcp:t/add"
     assert "t.add" in out and "w.add" in out
+    out = tool.sandbox.shell("tool --describe t.add")
+    assert out.startswith("tool t.add --a INTEGER --b INTEGER\n    Add two integers.\n"), out
 
 
 def test_the_prompt_lists_few_tools_with_parameters_and_many_by_name(tool: Any) -> None:
     mcp = tool.sandbox._mcp
     assert len(mcp.definitions) == 16  # two servers of 8 tools: past the 15 listed with parameters
     prompt = tool.get_system_prompt()
-    assert "### MCP Tools" in prompt and "tools.search" in prompt
-    assert "- t: create_issue, echo, add," in prompt and "t.add(" not in prompt
+    assert "### MCP Tools" in prompt and "tools.search" in prompt and "tools.describe" in prompt
+    assert prompt.count("- t: create_issue, echo, add,") == 1  # once, for every language
+    assert "- t: create_issue, echo, add," in prompt and "t.add(" not in prompt and "function add(" not in prompt
     assert "- t.add({a: integer, b: integer}) - Add two integers." in mcp.prompt_lines(schemas=True)
-    with create_sandbox_tool(mcp_servers={"t": STDIO}) as few:  # 8 tools: with their parameters
-        assert "- t.add({a: integer, b: integer})" in few.get_system_prompt()
+    with create_sandbox_tool(mcp_servers={"t": STDIO}) as few:  # 8 tools: with their declarations
+        text = few.get_system_prompt()
+        assert "declare namespace t {" in text and "  function add(input: AddInput): Promise<" in text
+        assert "class t:" in text and "tool t.add --a INTEGER --b INTEGER" in text
 
 
 def test_pca_grants_apply_to_mcp_tools() -> None:
@@ -359,10 +366,10 @@ def test_a_server_named_like_a_builtin_leaves_the_builtin_alone() -> None:
         out = sb.execute(
             """
             console.log(JSON.parse("[1]")[0], await JSON_parse({}), await console_log({}));
-            console.log(await tools.call("JSON.parse", {}), (await tools.describe("console.log")).call);
+            console.log(await tools.call("JSON.parse", {}), (await tools.describe("console.log")).includes('callTool(name: "console.log"'));
             """
         )
-        assert out == "1 called parse called log\ncalled parse console.log\n"
+        assert out == "1 called parse called log\ncalled parse true\n"
 
 
 def test_constraint_and_budget_keys_may_be_the_method() -> None:

@@ -156,8 +156,8 @@ def test_the_tools_global_finds_and_calls_tools_as_in_javascript():
         out = s.python(
             "print([(t['name'], t['call']) for t in tools.search('issue')])\n"
             "print(tools.search('issue label'), tools.search('nothing such'))\n"
-            "d = tools.describe('github.create_issue')\n"
-            "print(d['method'], d['description'].splitlines()[0], d['call'])\n"
+            "d, i = tools.describe('github.create_issue'), get_tool_info('github.create_issue')\n"
+            "print(i['id'], i['description'].splitlines()[0], 'async def create_issue(' in d)\n"
             "print(len(tools.list()), tools.list()[1]['call'])\n"
             "print(tools.call('github.create_issue', title='x'))\n"
             "async def main():\n"
@@ -172,7 +172,7 @@ def test_the_tools_global_finds_and_calls_tools_as_in_javascript():
         assert out.splitlines() == [
             "[('github.create_issue', 'github.create_issue'), ('label_issue', 'label_issue')]",
             "[{'name': 'label_issue', 'description': 'Put a label on an issue', 'call': 'label_issue'}] []",
-            "mcp:github.create_issue Create an issue github.create_issue",
+            "mcp:github.create_issue Create an issue True",
             "3 github.list_repos",
             "{'n': 1, 'title': 'x'}",
             "{}",

@@ -37,14 +37,14 @@ def test_server_tools_are_functions_of_a_namespace(tool: Any) -> None:
         "async def main():\n"
         "    return await asyncio.gather(t.add(a=1, b=1), t.add(a=2, b=2))\n"
         "print(json.dumps(asyncio.run(main())))\n"
-        "print(tools.call('t.add', a=4, b=4), tools.describe('t.add')['method'])\n"
+        "print(tools.call('t.add', a=4, b=4), get_tool_info('t.add')['id'], 'async def add(' in tools.describe('t.add'))\n"
         "print([h['name'] for h in tools.search('issue')])"
     )
     lines = out.splitlines()
     data, is_dict = lines[0].rsplit(" ", 1)
     assert json.loads(data) == [{"sum": 5}, {"result": "héllo"}] and is_dict == "True"
     assert json.loads(lines[1]) == [{"sum": 2}, {"sum": 4}]
-    assert lines[2] == "{'sum': 8} mcp:t/add"
+    assert lines[2] == "{'sum': 8} mcp:t/add True"
     assert lines[3] == "['t.create_issue']"
 
 

@@ -462,6 +462,28 @@ def wasmtime_library_version() -> str:
         _raise(str(e))
 
 
+# -- tool declarations (gocore/pycore/decl.go) ------------------------------------------------------
+
+
+def render_declarations(tools_json: str, language: str, names: list[str] | None = None) -> str:
+    """The declarations of the tools of `tools_json` (a JSON list of
+    ToolDefinition.to_dict()) for `language` ("javascript", "typescript",
+    "python" or "shell"): of every tool, or of those `names` gives."""
+    try:
+        return str(_pycore.pycore_RenderDeclarations(tools_json, language, "" if names is None else json.dumps(names)))
+    except builtins.RuntimeError as e:
+        _raise(str(e))
+
+
+def render_tool_summary(tools_json: str, language: str) -> str:
+    """One line per tool: how a script in `language` calls it, and the
+    first line of its description."""
+    try:
+        return str(_pycore.pycore_RenderToolSummary(tools_json, language))
+    except builtins.RuntimeError as e:
+        _raise(str(e))
+
+
 # -- the capability engine and PCAs -----------------------------------------------------------------
 #
 # A check answers "" (passes) or a result JSON the capabilities package turns

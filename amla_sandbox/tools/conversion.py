@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import collections.abc
+import dataclasses
 import inspect
 import threading
+import types
 import typing
 import weakref
 from collections.abc import Callable, Sequence
@@ -11,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..capabilities import ConstraintSet, ToolCallCap
-from ..schema import extract_param_description, python_type_to_json_schema
+from ..schema import _is_pydantic_model, extract_param_description, python_type_to_json_schema
 from .definition import ToolDefinition
 
 __all__ = ["tool_from_function", "capability_from_function", "format_tool_descriptions_js"]
@@ -138,6 +141,75 @@ def _parameters_schema(func: Callable[..., Any]) -> dict[str, Any]:
     return result
 
 
+# How deep a return type's schema goes (a TypedDict that refers to itself
+# is cut there, as an unknown value).
+_MAX_OUTPUT_DEPTH = 8
+
+
+def _output_schema(func: Callable[..., Any]) -> dict[str, Any] | None:
+    """The JSON Schema of what `func` returns, from its return annotation: a
+    TypedDict, a dataclass or a pydantic model, a JSON type (`str`,
+    `float`, `list[str]`, `dict[str, int]`, `X | None`, a `Literal`) or
+    those nested; None without one, or when it says nothing JSON can hold
+    (the declarations then say `unknown` / `Any`)."""
+    hints = _type_hints(func)
+    if "return" not in hints:
+        return None
+    try:
+        schema = _value_schema(hints["return"], 0)
+    except Exception:  # an annotation that cannot be resolved: no schema rather than no tool
+        return None
+    return schema or None
+
+
+def _value_schema(t: Any, depth: int) -> dict[str, Any]:
+    """JSON Schema of a value of type `t`, as a tool's result holds it ({}
+    for anything it cannot say)."""
+    if depth > _MAX_OUTPUT_DEPTH or t is Any:
+        return {}
+    if t is None or t is type(None):
+        return {"type": "null"}
+    if isinstance(t, type) and t in _JSON_TYPES:
+        return {"type": _JSON_TYPES[t]}
+    origin, args = typing.get_origin(t), typing.get_args(t)
+    if origin is typing.Union or origin is types.UnionType:
+        return {"anyOf": [_value_schema(a, depth + 1) for a in args]}
+    if origin is typing.Literal:
+        return {"enum": [a for a in args if a is None or isinstance(a, (str, int, float, bool))]}
+    if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
+        return {"type": "array", "prefixItems": [_value_schema(a, depth + 1) for a in args]}
+    if origin in (list, tuple, set, frozenset, collections.abc.Sequence):
+        return {"type": "array", "items": _value_schema(args[0], depth + 1)} if args else {"type": "array"}
+    if origin in (dict, collections.abc.Mapping):
+        if len(args) == 2:
+            return {"type": "object", "additionalProperties": _value_schema(args[1], depth + 1)}
+        return {"type": "object"}
+    if _is_pydantic_model(t):
+        schema: dict[str, Any] = t.model_json_schema()
+        return schema
+    if isinstance(t, type) and (typing.is_typeddict(t) or dataclasses.is_dataclass(t)):
+        hints = typing.get_type_hints(t)
+        if typing.is_typeddict(t):
+            keys: frozenset[str] = getattr(t, "__required_keys__", frozenset())
+            required = [k for k in hints if k in keys]
+            fields = list(hints)
+        else:
+            fields = [f.name for f in dataclasses.fields(t)]
+            required = [
+                f.name
+                for f in dataclasses.fields(t)
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            ]
+        schema = {"type": "object", "properties": {k: _value_schema(hints.get(k, Any), depth + 1) for k in fields}}
+        if required:
+            schema["required"] = required
+        return schema
+    return {}
+
+
+_JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
+
+
 def _first_doc_line(func: Any) -> str | None:
     doc = _tool_doc(func)
     return doc.split("\n")[0] if doc else None
@@ -146,12 +218,14 @@ def _first_doc_line(func: Any) -> str | None:
 def tool_from_function(func: Callable[..., Any], *, name: str | None = None) -> ToolDefinition:
     """Describe a function as a tool: its name (or `name`), first docstring
     line and a JSON Schema built from its type hints and `Args:` docstring
-    section. A lambda needs `name`."""
+    section, and the schema of its result when its return annotation is a
+    TypedDict, a dataclass or a pydantic model. A lambda needs `name`."""
     tool_name = _tool_name(func, name)
     return ToolDefinition(
         name=tool_name,
         description=_first_doc_line(func) or f"Call {tool_name}",
         parameters=_parameters_schema(func),
+        output_schema=_output_schema(func),
     )
 
 

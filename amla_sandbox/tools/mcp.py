@@ -181,7 +181,6 @@ class MCPToolDefinition(ToolDefinition):
     server: str = ""
     tool: str = ""
     method: str = ""
-    output_schema: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()

@@ -125,8 +125,8 @@ func TestNames(t *testing.T) {
 	if _, ok, err := s.Declaration(wire.LangPython, "nope"); ok || err != nil {
 		t.Errorf("Declaration of an unknown tool = %v, %v; want false, nil", ok, err)
 	}
-	if _, err := s.Declarations(wire.LangShell); err == nil || !strings.Contains(err.Error(), `"shell"`) {
-		t.Errorf("Declarations(shell) error = %v; want one naming the language", err)
+	if _, err := s.Declarations("ruby"); err == nil || !strings.Contains(err.Error(), `"ruby"`) {
+		t.Errorf("Declarations(ruby) error = %v; want one naming the language", err)
 	}
 	if _, _, err := s.Declaration("cobol", "x.y"); err == nil {
 		t.Error("Declaration(cobol) gave no error")
@@ -264,8 +264,12 @@ func TestSummary(t *testing.T) {
 	if got := s.Summary(wire.LangPython); got != wantPy {
 		t.Errorf("Python summary:\n%s\nwant:\n%s", got, wantPy)
 	}
-	if got := s.Summary(wire.LangShell); got != "" {
-		t.Errorf("shell summary = %q, want none", got)
+	wantSh := "- tool github.create_issue: Create an issue.\n- tool get-weather: Weather.\n- tool 'a b'\n- tool stripe.charges.create: Charge.\n"
+	if got := s.Summary(wire.LangShell); got != wantSh {
+		t.Errorf("shell summary:\n%s\nwant:\n%s", got, wantSh)
+	}
+	if got := s.Summary("ruby"); got != "" {
+		t.Errorf("ruby summary = %q, want none", got)
 	}
 	if _, ok := s.Call(wire.LangPython, "nope"); ok {
 		t.Error("Call of an unknown tool")

@@ -34,7 +34,7 @@ func loadTools(t testing.TB, name string) []Tool {
 func TestGolden(t *testing.T) {
 	for _, name := range goldenSets {
 		s := NewSet(loadTools(t, name))
-		for ext, got := range map[string]string{".d.ts": s.TypeScript(), ".pyi": s.Python()} {
+		for ext, got := range map[string]string{".d.ts": s.TypeScript(), ".pyi": s.Python(), ".shell": s.Shell()} {
 			path := filepath.Join("testdata", name+ext)
 			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {

@@ -20,10 +20,9 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
-// FromWire is the Tool of a registered tool's wire.ToolInfo (which has no
-// output schema).
+// FromWire is the Tool of a registered tool's wire.ToolInfo.
 func FromWire(t wire.ToolInfo) Tool {
-	return Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+	return Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
 }
 
 // Set is a sandbox's tools, placed as the guests place them. Tools are
@@ -205,38 +204,79 @@ func (s *Set) Names() []string {
 func (s *Set) Len() int { return len(s.tools) }
 
 // Languages with declarations, as named by wire.
-var languages = []string{wire.LangJavaScript, wire.LangPython}
+var languages = []string{wire.LangJavaScript, wire.LangTypeScript, wire.LangPython, wire.LangShell}
+
+// Languages are the languages Declarations takes: "javascript" and
+// "typescript" (the same TypeScript declarations), "python" and "shell".
+func Languages() []string { return append([]string(nil), languages...) }
+
+// render renders tools in language; false for a language without
+// declarations.
+func (s *Set) render(language string, tools []*tool) (string, bool) {
+	switch language {
+	case wire.LangJavaScript, wire.LangTypeScript:
+		return s.typeScript(tools), true
+	case wire.LangPython:
+		return s.python(tools), true
+	case wire.LangShell:
+		return s.shell(tools), true
+	}
+	return "", false
+}
+
+func unknownLanguage(language string) error {
+	return fmt.Errorf("no declarations for language %q (there are for %s)", language, strings.Join(languages, ", "))
+}
 
 // Declarations are the declarations of every tool for a run's language:
-// TypeScript for JavaScript, Python stubs for Python. The shell has none
-// (its tool --help lines are its declarations).
+// TypeScript for JavaScript and TypeScript, Python stubs for Python, the
+// tool applet's usage for the shell.
 func (s *Set) Declarations(language string) (string, error) {
-	switch language {
-	case wire.LangJavaScript, "typescript":
-		return s.TypeScript(), nil
-	case wire.LangPython:
-		return s.Python(), nil
+	out, ok := s.render(language, s.tools)
+	if !ok {
+		return "", unknownLanguage(language)
 	}
-	return "", fmt.Errorf("no declarations for language %q (there are for %s)", language, strings.Join(languages, " and "))
+	return out, nil
 }
 
 // Declaration is one tool's declaration for a run's language, complete in
 // itself; false when there is no tool of that name.
 func (s *Set) Declaration(language, name string) (string, bool, error) {
-	t := s.byName[name]
-	switch language {
-	case wire.LangJavaScript, "typescript":
-		if t == nil {
-			return "", false, nil
-		}
-		return s.typeScript([]*tool{t}), true, nil
-	case wire.LangPython:
-		if t == nil {
-			return "", false, nil
-		}
-		return s.python([]*tool{t}), true, nil
+	if _, ok := s.render(language, nil); !ok {
+		return "", false, unknownLanguage(language)
 	}
-	return "", false, fmt.Errorf("no declarations for language %q (there are for %s)", language, strings.Join(languages, " and "))
+	t := s.byName[name]
+	if t == nil {
+		return "", false, nil
+	}
+	out, _ := s.render(language, []*tool{t})
+	return out, true, nil
+}
+
+// Some are the declarations of the named tools, in the set's order, as
+// one block placed as in the whole set (a name that is no tool is left
+// out); the names that are no tool are returned too.
+func (s *Set) Some(language string, names []string) (string, []string, error) {
+	if _, ok := s.render(language, nil); !ok {
+		return "", nil, unknownLanguage(language)
+	}
+	want := map[string]bool{}
+	var missing []string
+	for _, n := range names {
+		if s.byName[n] == nil {
+			missing = append(missing, n)
+			continue
+		}
+		want[n] = true
+	}
+	var tools []*tool
+	for _, t := range s.tools {
+		if want[t.Name] {
+			tools = append(tools, t)
+		}
+	}
+	out, _ := s.render(language, tools)
+	return out, missing, nil
 }
 
 // TypeScript is the declarations of every tool as a .d.ts block.
@@ -244,3 +284,6 @@ func (s *Set) TypeScript() string { return s.typeScript(s.tools) }
 
 // Python is the declarations of every tool as a .pyi block.
 func (s *Set) Python() string { return s.python(s.tools) }
+
+// Shell is the tool applet's usage of every tool.
+func (s *Set) Shell() string { return s.shell(s.tools) }

@@ -9,14 +9,16 @@ import (
 // Call is how a script in language calls the tool name: its function
 // ("github.create_issue(input)", "github.create_issue(...)"), or
 // callTool / call_tool with its registered name when it has none of its
-// own; false when there is no such tool or no declarations for language.
+// own; the tool applet's command line in the shell ("tool
+// github.create_issue"); false when there is no such tool or no
+// declarations for language.
 func (s *Set) Call(language, name string) (string, bool) {
 	t := s.byName[name]
 	if t == nil {
 		return "", false
 	}
 	switch language {
-	case wire.LangJavaScript, "typescript":
+	case wire.LangJavaScript, wire.LangTypeScript:
 		switch {
 		case t.jsFn == "":
 			return "callTool(" + quote(t.Name) + ", input)", true
@@ -29,6 +31,8 @@ func (s *Set) Call(language, name string) (string, bool) {
 			return "call_tool(" + quote(t.Name) + ", {...})", true
 		}
 		return strings.Join(t.pyPath, ".") + "(...)", true
+	case wire.LangShell:
+		return "tool " + shellWord(t.Name), true
 	}
 	return "", false
 }

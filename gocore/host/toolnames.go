@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
+	"amlasandbox/gocore/decl"
 	"amlasandbox/gocore/wire"
 )
 
@@ -86,16 +88,84 @@ func (s *Sandbox) checkMethod(method string) error {
 }
 
 // ToolInfoMount is where every guest process sees the sandbox's tool
-// files, read-only: one file per tool, its whole wire.ToolInfo as JSON,
+// files, read-only: one file per tool, its whole wire.ToolInfo as JSON
+// (and beside it its declarations, declFileExt),
 // named by the tool's place in Config.Tools. It is the sandbox's first
 // mount, so its WASI descriptor is wire.ToolInfoFD.
 const ToolInfoMount = wire.ToolInfoMount
 
+// declFileExt names the file beside a tool's info file (<n>.json) that
+// holds its declarations, rendered once by the host (gocore/decl) for
+// tools.describe in JavaScript and Python: the TypeScript declaration, a
+// NUL byte, the Python stub (decl's text never holds a NUL). A tool has
+// none past the budget (declarationBudget); a guest then shows its
+// description and schema. The declarations are a file of their own so
+// that what reads every tool's info (tools.search, tools.list, the
+// shell's --list and --search) reads no more than before. (The shell's
+// tool --describe renders its own with the same package: its text
+// depends on no other tool.)
+const declFileExt = ".decl"
+
+// toolDeclarations are one tool's declarations, complete in themselves:
+// TypeScript (JavaScript and TypeScript runs) and a Python stub.
+type toolDeclarations struct {
+	TypeScript string
+	Python     string
+}
+
+// bytes is the content of a tool's declarations file.
+func (d toolDeclarations) bytes() []byte {
+	b := make([]byte, 0, len(d.TypeScript)+1+len(d.Python))
+	b = append(b, d.TypeScript...)
+	b = append(b, 0)
+	return append(b, d.Python...)
+}
+
+// Bytes of declarations a sandbox's tool files may hold: declBase, and
+// declPerInput for every byte of the tools' names, descriptions and
+// schemas. A realistic tool's two declarations together are about 1.6
+// times its description and schemas (gocore/decl/testdata/github.json);
+// a schema whose types are inlined many times over (a $ref to an object
+// that refers twice to the next, 60 deep) renders to a hundred times its
+// size, at about 10 MB/s, so a server's tool list of such schemas would
+// have the host render and write without bound. Past the budget, tools
+// get no declaration in their file (tools.describe then shows their
+// description and JSON Schema) and rendering stops: the time it takes is
+// bounded by the size of the tool list.
+const (
+	declBase     = 8 << 20
+	declPerInput = 2
+)
+
+// declarationBudget is the bytes of declarations tools' files may hold.
+func declarationBudget(tools []wire.ToolInfo) int {
+	n := 0
+	for _, t := range tools {
+		n += len(t.Name) + len(t.Description) + len(t.InputSchema) + len(t.OutputSchema)
+	}
+	return declBase + declPerInput*n
+}
+
+// declarationsOf renders the declarations of every tool, by name.
+func declarationsOf(tools []wire.ToolInfo) func(name string) toolDeclarations {
+	in := make([]decl.Tool, len(tools))
+	for i, t := range tools {
+		in[i] = decl.FromWire(t)
+	}
+	set := decl.NewSet(in)
+	return func(name string) toolDeclarations {
+		var d toolDeclarations
+		d.TypeScript, _, _ = set.Declaration(wire.LangTypeScript, name)
+		d.Python, _, _ = set.Declaration(wire.LangPython, name)
+		return d
+	}
+}
+
 // guestToolList writes one file per tool into dir and returns the list a
 // run's Input carries: each tool's name and method, and the guest path of
 // its file. A run's input then grows with the number of tools, not with
-// the size of their descriptions and schemas, which a guest reads only
-// when a script asks for them.
+// the size of their descriptions, schemas and declarations, which a guest
+// reads only when a script asks for them.
 func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
 	if len(tools) == 0 {
 		return tools, nil
@@ -103,6 +173,8 @@ func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("tool files: %w", err)
 	}
+	declarations := declarationsOf(tools)
+	budget := declarationBudget(tools)
 	out := make([]wire.ToolInfo, len(tools))
 	for i, t := range tools {
 		b, err := json.Marshal(t)
@@ -112,6 +184,15 @@ func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
 		name := strconv.Itoa(i) + ".json"
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
 			return nil, fmt.Errorf("tool files: %w", err)
+		}
+		if budget > 0 {
+			d := declarations(t.Name)
+			budget -= len(d.TypeScript) + len(d.Python)
+			if budget >= 0 && !strings.ContainsRune(d.TypeScript, 0) {
+				if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+declFileExt), d.bytes(), 0o600); err != nil {
+					return nil, fmt.Errorf("tool files: %w", err)
+				}
+			}
 		}
 		out[i] = wire.ToolInfo{Name: t.Name, Method: t.Method, Info: ToolInfoMount + "/" + name}
 	}

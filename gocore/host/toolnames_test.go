@@ -2,6 +2,7 @@ package host
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -106,43 +107,94 @@ func TestGuestToolList(t *testing.T) {
 	}
 }
 
-// The index file holds the list a run's input would carry, and JavaScript
-// and Python runs of the sandbox's own list get its path instead.
-func TestToolIndex(t *testing.T) {
+// readDecl reads tool i's declarations file ("" and "" when it has none).
+func readDecl(t *testing.T, dir string, i int) toolDeclarations {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+declFileExt))
+	if os.IsNotExist(err) {
+		return toolDeclarations{}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, py, ok := strings.Cut(string(b), "\x00")
+	if !ok {
+		t.Fatalf("tool %d's declarations have no NUL between the languages: %q", i, b)
+	}
+	return toolDeclarations{TypeScript: ts, Python: py}
+}
+
+// TestToolFileDeclarations: beside each tool's file, its declarations in
+// TypeScript and Python, rendered by gocore/decl; its file has its output
+// schema.
+func TestToolFileDeclarations(t *testing.T) {
 	dir := t.TempDir()
-	list, err := guestToolList(dir, []wire.ToolInfo{{Name: "a", Description: "long"}, {Name: "b.c", Method: "mcp:srv/c"}})
-	if err != nil {
+	tools := []wire.ToolInfo{
+		{Name: "get_weather", Description: "The weather.", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
+			OutputSchema: json.RawMessage(`{"type":"object","properties":{"temp":{"type":"number"}},"required":["temp"]}`)},
+		{Name: "srv.list", Method: "mcp:srv/list"},
+	}
+	if _, err := guestToolList(dir, tools); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, toolIndexName))
-	if err != nil {
+	want := []toolDeclarations{
+		{TypeScript: "declare function get_weather(input: GetWeatherInput): Promise<GetWeatherOutput>;",
+			Python: "async def get_weather(*, city: str) -> GetWeatherOutput:"},
+		{TypeScript: "declare namespace srv {", Python: "class srv:"},
+	}
+	for i, w := range want {
+		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f wire.ToolInfo
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
+		if string(f.OutputSchema) != string(tools[i].OutputSchema) {
+			t.Errorf("tool %d: output schema %s", i, f.OutputSchema)
+		}
+		d := readDecl(t, dir, i)
+		for lang, pair := range map[string][2]string{"typescript": {d.TypeScript, w.TypeScript}, "python": {d.Python, w.Python}} {
+			if !strings.Contains(pair[0], pair[1]) {
+				t.Errorf("tool %d's %s declaration lacks %q:\n%s", i, lang, pair[1], pair[0])
+			}
+		}
+	}
+}
+
+// TestToolFileDeclarationsAreBounded: tools whose schemas render to many
+// times their size get declarations up to the budget only, the rest none.
+func TestToolFileDeclarationsAreBounded(t *testing.T) {
+	var defs []string
+	for i := 0; i < 60; i++ {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"type":"object","properties":{"a":{"$ref":"#/$defs/d%d"},"b":{"$ref":"#/$defs/d%d"}}}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"d60":{"type":"string"}`)
+	bomb := json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/$defs/d0"}},"$defs":{` + strings.Join(defs, ",") + `}}`)
+	var tools []wire.ToolInfo
+	for i := 0; i < 100; i++ {
+		tools = append(tools, wire.ToolInfo{Name: "t" + strconv.Itoa(i), InputSchema: bomb, OutputSchema: bomb})
+	}
+	dir := t.TempDir()
+	if _, err := guestToolList(dir, tools); err != nil {
 		t.Fatal(err)
 	}
-	var index []wire.ToolInfo
-	want, _ := json.Marshal(list)
-	if err := json.Unmarshal(b, &index); err != nil || len(index) != 2 || string(b) != string(want) {
-		t.Fatalf("index %s (%v), want %+v", b, err, list)
+	total, with, without := 0, 0, 0
+	for i := range tools {
+		d := readDecl(t, dir, i)
+		n := len(d.TypeScript) + len(d.Python)
+		total += n
+		if n > 0 {
+			with++
+		} else {
+			without++
+		}
 	}
-	sb := &Sandbox{guestTools: list}
-	other := append([]wire.ToolInfo(nil), list...)
-	for _, tc := range []struct {
-		lang    string
-		tools   []wire.ToolInfo
-		indexed bool
-	}{
-		{wire.LangJavaScript, list, true},
-		{wire.LangPython, list, true},
-		{wire.LangShell, list, false},
-		{wire.LangJavaScript, other, false}, // not the sandbox's own list (a durable run's)
-		{wire.LangPython, nil, false},
-	} {
-		in := wire.Input{Language: tc.lang, Tools: tc.tools}
-		sb.indexTools(&in)
-		if tc.indexed && (in.Tools != nil || in.ToolIndex != ToolInfoMount+"/"+toolIndexName) {
-			t.Errorf("%s: tools %d, index %q; want the index", tc.lang, len(in.Tools), in.ToolIndex)
-		}
-		if !tc.indexed && (len(in.Tools) != len(tc.tools) || in.ToolIndex != "") {
-			t.Errorf("%s: tools %d, index %q; want the list", tc.lang, len(in.Tools), in.ToolIndex)
-		}
+	if limit := declarationBudget(tools); total > limit {
+		t.Errorf("the files hold %d bytes of declarations, over the budget of %d", total, limit)
+	}
+	if with == 0 || without == 0 {
+		t.Errorf("%d tools with declarations, %d without: want some of each", with, without)
 	}
 }

@@ -139,8 +139,11 @@ type ToolInfo struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
-	Method      string          `json:"method,omitempty"`
-	Info        string          `json:"info,omitempty"`
+	// OutputSchema is the JSON Schema of the tool's result, when known
+	// (an MCP tool's outputSchema): its declarations type the result.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Method       string          `json:"method,omitempty"`
+	Info         string          `json:"info,omitempty"`
 }
 
 // ToolInfoMount is the read-only directory of the tool files that

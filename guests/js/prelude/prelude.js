@@ -728,7 +728,10 @@
       if (t.inputSchema !== undefined && t.inputSchema !== null) parameters = t.inputSchema;
       const method = typeof t.method === 'string' && t.method ? t.method : 'mcp:' + t.name;
       const info = { id: method, name: t.name, description: t.description || '', parameters };
-      if (typeof t.info === 'string') infoFiles.set(info, t.info);
+      if (typeof t.info === 'string') {
+        infoFiles.set(info, t.info);
+        if (t.info.endsWith('.json')) declarationFiles.set(info, t.info.slice(0, -5) + '.decl');
+      }
       toolsByName.set(t.name, info);
       // Conveniences the sandbox adds for Node habits (fetch, require,
       // process, ...) yield to a tool of the same name: the tool is what
@@ -762,7 +765,22 @@
     try { full = JSONParse(native.encode(native.fs.readFile(path), 'utf8')) || {}; } catch (e) { /* empty */ }
     if (typeof full.description === 'string') info.description = full.description;
     if (full.inputSchema !== undefined && full.inputSchema !== null) info.parameters = full.inputSchema;
+    if (full.outputSchema !== undefined && full.outputSchema !== null) info.outputSchema = full.outputSchema;
     return info;
+  }
+  // declarationFiles maps the info of a tool with an info file (<n>.json)
+  // to the file of its declarations beside it (<n>.decl: TypeScript, a NUL,
+  // Python; gocore/host/toolnames.go), which only tools.describe reads.
+  const declarationFiles = new MapCtor();
+  // declarationText is the tool's TypeScript declaration, as the host
+  // rendered it; '' when it has none.
+  function declarationText(info) {
+    const path = declarationFiles.get(info);
+    if (path === undefined) return '';
+    let text = '';
+    try { text = native.encode(native.fs.readFile(path), 'utf8'); } catch (e) { return ''; }
+    const nul = text.indexOf('\0');
+    return nul < 0 ? '' : text.slice(0, nul);
   }
   // findTool looks a tool up by JS identifier, registered name or id.
   // getToolInfo prefers the identifier (it is documented to take one);

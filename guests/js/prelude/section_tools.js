@@ -177,6 +177,18 @@
       return findTool(n, true);
     }
 
+    // declarationOf is a tool's declaration: the host's (prelude.js,
+    // declarationText), else, for a tool it has none of, its call,
+    // description and input schema as comments.
+    function declarationOf(info) {
+      const declared = declarationText(info);
+      if (declared) return declared;
+      const lines = ['// ' + callOf(info) + '(input)'];
+      for (const l of String(info.description || '').split('\n')) lines.push('// ' + l);
+      lines.push('// input (JSON Schema): ' + JSONStringify(info.parameters));
+      return lines.join('\n') + '\n';
+    }
+
     const tools = {
       // search(query, {limit}) → [{name, description, call}], best first.
       search: named('search', function (query, options) {
@@ -193,14 +205,12 @@
         hits.sort((a, b) => b[0] - a[0]);
         return PromiseResolve(hits.slice(0, limit).map(([, info]) => brief(info)));
       }),
-      // describe(name) → {name, method, description, parameters, call}.
+      // describe(name) → the tool's TypeScript declaration (its input and
+      // output types, its documentation), as the host rendered it.
       describe: named('describe', function (name) {
         const info = fullInfo(lookup(name));
         if (!info) return unknown(name);
-        return PromiseResolve({
-          name: info.name, method: info.id, description: info.description,
-          parameters: info.parameters, call: callOf(info),
-        });
+        return PromiseResolve(declarationOf(info));
       }),
       // list() → [{name, description, call}] of every tool.
       list: named('list', function () { return PromiseResolve(all().map(brief)); }),

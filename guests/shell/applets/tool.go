@@ -9,12 +9,13 @@ import (
 	"strconv"
 	"strings"
 
+	"amlasandbox/gocore/decl"
 	"amlasandbox/gocore/wire"
 	"amlasandbox/guests/shell/hostapi"
 	"amlasandbox/guests/shell/hostcall"
 )
 
-const toolUsage = `tool NAME [--PARAM VALUE]... | tool NAME --json '{...}' | tool --list [PREFIX] | tool --help NAME | tool --search WORDS | tool --describe NAME`
+const toolUsage = `tool NAME [--PARAM VALUE]... | tool NAME --json '{...}' | tool --list [PREFIX] | tool --help NAME | tool --search WORDS | tool --describe NAME [--json]`
 
 // toolSchema is the part of a JSON Schema the tool applet uses.
 type toolSchema struct {
@@ -78,14 +79,26 @@ func toolApplet(p *Proc, args []string) int {
 	case "--search", "-s", "search":
 		return toolSearch(p, fullTools(tools), strings.Join(args[2:], " "))
 	case "--describe", "describe":
-		if len(args) < 3 {
+		asJSON := false
+		var names []string
+		for _, a := range args[2:] {
+			if a == "--json" {
+				asJSON = true
+				continue
+			}
+			names = append(names, a)
+		}
+		if len(names) < 1 {
 			return p.usage("tool", "--describe needs a tool name", toolUsage)
 		}
-		t, ok := findTool(tools, args[2])
+		t, ok := findTool(tools, names[0])
 		if !ok {
-			return unknownTool(p, tools, args[2])
+			return unknownTool(p, tools, names[0])
 		}
-		return toolDescribe(p, fullTool(t))
+		if asJSON {
+			return toolDescribe(p, fullTool(t))
+		}
+		return toolDeclaration(p, fullTool(t))
 	case "--help", "-h", "help":
 		if len(args) < 3 {
 			fmt.Fprintf(p.Stdout, "usage: %s\n", toolUsage)
@@ -334,8 +347,24 @@ func parseToolSchema(raw json.RawMessage) *toolSchema {
 	return s
 }
 
+// toolDeclaration prints one tool's shell declaration (tool --describe):
+// its usage, description, parameters and the shape of what it prints, by
+// the renderer the host uses for the system prompt (gocore/decl).
+func toolDeclaration(p *Proc, t wire.ToolInfo) int {
+	text, _, err := decl.NewSet([]decl.Tool{decl.FromWire(t)}).Declaration(wire.LangShell, t.Name)
+	if err != nil {
+		p.errorf("tool", "%s: %s", t.Name, err)
+		return 1
+	}
+	if _, err := io.WriteString(p.Stdout, text); err != nil {
+		return p.writeFailed("tool", err)
+	}
+	return 0
+}
+
 // toolDescribe prints one tool as JSON: its name, the method its calls
-// are checked as, its description and its input schema (tool --describe).
+// are checked as, its description and its input schema (tool --describe
+// --json).
 func toolDescribe(p *Proc, t wire.ToolInfo) int {
 	schema := t.InputSchema
 	if len(schema) == 0 {

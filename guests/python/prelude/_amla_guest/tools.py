@@ -221,6 +221,8 @@ class _LazyInfo(dict):
                 full = json.load(f)
         except (OSError, ValueError):
             full = {}
+        if not isinstance(full, dict):
+            full = {}
         schema = full.get("inputSchema")
         self["description"] = full.get("description") or ""
         self["parameters"] = schema if schema is not None else {"type": "object", "properties": {}}
@@ -406,6 +408,27 @@ def _call_of(info: dict) -> str:
     return path if path is not None else f"call_tool({info['name']!r})"
 
 
+def _declaration_of(info: dict) -> str:
+    """A tool's Python declaration, as the host rendered it into the file
+    beside its info file (<n>.decl: TypeScript, a NUL, Python); else, for a
+    tool it has none of, its call, description and input schema as
+    comments."""
+    path = getattr(info, "_path", None)
+    if isinstance(path, str) and path.endswith(".json"):
+        try:
+            with open(path[:-5] + ".decl", encoding="utf-8") as f:
+                _typescript, nul, python = f.read().partition("\x00")
+        except (OSError, ValueError):
+            nul = python = ""
+        if nul and python:
+            return python
+    description = info["description"]
+    lines = [f"# {_call_of(info)}(...)"]
+    lines += ["# " + line for line in str(description or "").splitlines()]
+    lines.append("# parameters (JSON Schema): " + json.dumps(info["parameters"]))
+    return "\n".join(lines) + "\n"
+
+
 def _brief(info: dict) -> dict:
     return {"name": info["name"], "description": _first_line(info["description"]), "call": _call_of(info)}
 
@@ -446,16 +469,11 @@ class ToolFinder:
         hits.sort(key=lambda h: -h[0])
         return [_brief(info) for _, info in hits[:limit]]
 
-    def describe(self, name: str) -> dict:
-        """{name, method, description, parameters, call} of one tool."""
-        info = self._lookup(name)
-        return {
-            "name": info["name"],
-            "method": info["id"],
-            "description": info["description"],
-            "parameters": info["parameters"],
-            "call": _call_of(info),
-        }
+    def describe(self, name: str) -> str:
+        """The tool's Python declaration: its signature, the TypedDicts it
+        uses and its docstring, as the host rendered it (get_tool_info
+        gives its JSON Schema)."""
+        return _declaration_of(self._lookup(name))
 
     def list(self) -> list[dict]:
         """[{name, description, call}] of every tool."""
