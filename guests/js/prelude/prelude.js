@@ -252,6 +252,10 @@
   const maxFrames = 10;
   let userLines = 1;
   let userCode = '';
+  // wrapped: the script runs inside WRAP_PREFIX/WRAP_SUFFIX (always,
+  // except in a kept session: driver.c eval_script), which moves line 1's
+  // columns.
+  let wrapped = true;
 
   // moduleSyntaxHint explains a syntax error QuickJS reports at an import
   // or export statement: scripts run as the body of a function, where
@@ -296,7 +300,7 @@
       frame = frame.replace(/script\.js:(\d+):(\d+)/g, (all, l, c) => {
         const line = Number(l);
         let col = Number(c);
-        if (line === 1) col -= WRAP_PREFIX.length;
+        if (line === 1 && wrapped) col -= WRAP_PREFIX.length;
         if (line > userLines || col < 1) keep = false;
         return SCRIPT + ':' + line + ':' + col;
       });
@@ -851,7 +855,22 @@
       if (code.startsWith('#!')) code = '//' + code.slice(2);
       userCode = code;
       userLines = code.split('\n').length;
+      wrapped = !input.keep_state;
+      if (!wrapped) {
+        // A kept session (docs/sessions.md): the script runs as global
+        // code, so its top-level declarations stay for the next run. An
+        // exit code an earlier run set is that run's.
+        const d = Object.getOwnPropertyDescriptor(G, 'process');
+        if (d && 'value' in d && d.value && typeof d.value === 'object') d.value.exitCode = undefined;
+        return code;
+      }
       return WRAP_PREFIX + code + WRAP_SUFFIX;
+    },
+    // wrapKept is the kept session's script as a function body, for one
+    // with a top-level return, which global code cannot have.
+    wrapKept() {
+      wrapped = true;
+      return WRAP_PREFIX + userCode + WRAP_SUFFIX;
     },
     // importModule is what import('name') loads (modules.c): the module
     // require(name) gives, whatever a tool named require shadows.

@@ -114,9 +114,20 @@ def run() -> int:
     return _run(json.loads(_amla.input()))
 
 
+# Runs made in this instance. A sandbox with keep_state (docs/sessions.md)
+# runs script after script in one instance, in one __main__ namespace,
+# which run() never clears: what a script defines stays for the next.
+_runs = 0
+
+
 def _run(inp: dict) -> int:
-    global _max_recursion
-    random.seed()
+    global _max_recursion, _runs
+    # A kept session continues where its last run left off: its random
+    # state and working directory as well as its variables.
+    continuing = bool(inp.get("keep_state")) and _runs > 0
+    _runs += 1
+    if not continuing:
+        random.seed()
     limit = inp.get("memory_limit") or 0
     script.memory_limit = limit
     if limit > 0:
@@ -140,6 +151,8 @@ def _run(inp: dict) -> int:
     # A child process (python from the shell) starts where its parent is.
     cwd = inp.get("dir") or "/workspace"
     try:
+        if continuing:
+            cwd = os.getcwd()  # raises when the directory was removed since
         os.chdir(cwd)
     except OSError:
         os.chdir("/workspace")
@@ -151,6 +164,10 @@ def _run(inp: dict) -> int:
     sys.argv = [str(a) for a in argv] if isinstance(argv, list) and argv else ["-c"]
     # A script file's name is absolute, as CPython makes it.
     filename = "<string>" if sys.argv[0] == "-c" else "<stdin>" if sys.argv[0] == "-" else os.path.abspath(sys.argv[0])
+    if inp.get("keep_state") and filename == "<string>":
+        # Functions of earlier runs stay, and their tracebacks show their
+        # own run's lines (linecache holds each run's source by name).
+        filename = f"<run {_runs}>"
     if sys.argv[0] not in ("-c", "-"):
         main["__file__"] = filename
         script_dir = os.path.dirname(os.path.abspath(filename))
@@ -181,6 +198,7 @@ def _warm_up() -> None:
     import io
     import linecache
 
+    global _runs
     saved = sys.stdout, sys.stderr, sys.stdin, sys.argv[:], sys.path[:]
     main = sys.modules["__main__"].__dict__
     before = dict(main)
@@ -200,6 +218,7 @@ def _warm_up() -> None:
         main.update(before)
         linecache.cache.clear()
         tools.registry.__init__()
+        _runs = 0
 
 
 _warm_up()
