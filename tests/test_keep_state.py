@@ -234,3 +234,30 @@ def test_many_runs_do_not_grow_without_bound(sb: Sandbox) -> None:
     assert sb.execute("console.log(total)") == "200\n"
     assert sb.python("total") == "200\n"
     assert time.monotonic() - start < 60
+
+
+def test_approvals_decided_by_a_handler_work_in_a_kept_session() -> None:
+    asked: list[str] = []
+
+    def pay(amount: int) -> dict[str, int]:
+        """Pay an amount."""
+        return {"paid": amount}
+
+    tool = create_sandbox_tool(
+        [pay], require_approval=["pay"], approval_handler=lambda name, params: asked.append(name) or True, keep_state=True
+    )
+    try:
+        tool.run("const receipt = await pay({amount: 3});", language="javascript")
+        assert tool.run("console.log(receipt.paid)", language="javascript") == "3\n"
+        assert asked == ["pay"]
+    finally:
+        tool.sandbox.close()
+
+
+def test_replay_on_a_kept_session_is_not_implemented() -> None:
+    with Sandbox(record=True) as rec:
+        rec.execute("console.log(1)")
+        journal = rec.last_result.journal
+    assert journal
+    with Sandbox(keep_state=True) as sb, pytest.raises(NotImplementedError, match="keep_state=True"):
+        sb.replay(journal)

@@ -118,10 +118,13 @@ def run() -> int:
 # runs script after script in one instance, in one __main__ namespace,
 # which run() never clears: what a script defines stays for the next.
 _runs = 0
+# Whether the sandbox mounts packages, as the session's first run found:
+# mounts are fixed for a sandbox's life, and a stat costs a host call.
+_has_site_packages = False
 
 
 def _run(inp: dict) -> int:
-    global _max_recursion, _runs
+    global _max_recursion, _runs, _has_site_packages
     # A kept session continues where its last run left off: its random
     # state and working directory as well as its variables.
     continuing = bool(inp.get("keep_state")) and _runs > 0
@@ -146,16 +149,18 @@ def _run(inp: dict) -> int:
     # standard library, which no file there can replace), and so are the
     # packages the sandbox mounts.
     sys.path[:] = ["/workspace"]
-    if os.path.isdir(SITE_PACKAGES):
+    if not continuing:
+        _has_site_packages = os.path.isdir(SITE_PACKAGES)
+    if _has_site_packages:
         sys.path.append(SITE_PACKAGES)
     # A child process (python from the shell) starts where its parent is.
-    cwd = inp.get("dir") or "/workspace"
-    try:
-        if continuing:
-            cwd = os.getcwd()  # raises when the directory was removed since
-        os.chdir(cwd)
-    except OSError:
-        os.chdir("/workspace")
+    # A kept session stays where its last run left it.
+    if not continuing:
+        cwd = inp.get("dir") or "/workspace"
+        try:
+            os.chdir(cwd)
+        except OSError:
+            os.chdir("/workspace")
     os.environ["PWD"] = os.getcwd()
     # argv is the command line after "python": ["-c", ...] for code given
     # as text (the API's runs), ["-", ...] for a script read from stdin,
