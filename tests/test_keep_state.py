@@ -261,3 +261,15 @@ def test_replay_on_a_kept_session_is_not_implemented() -> None:
     assert journal
     with Sandbox(keep_state=True) as sb, pytest.raises(NotImplementedError, match="keep_state=True"):
         sb.replay(journal)
+
+
+def test_codeact_evaluation_function_keeps_state() -> None:
+    from amla_sandbox.codeact import create_amla_sandbox
+
+    def one() -> int:
+        """One."""
+        return 1
+
+    run = create_amla_sandbox([one], keep_state=True)
+    assert run("var got = await one({});", {}) == ("(no output)", {})
+    assert run("console.log(got + 1)", {}) == ("2\n", {})
