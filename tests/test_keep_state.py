@@ -81,6 +81,15 @@ def test_javascript_top_level_return_still_works(sb: Sandbox) -> None:
     assert sb.execute("if (kept) return kept + q; console.log('no')") == "6\n"
 
 
+def test_javascript_redeclaration_says_what_to_do(sb: Sandbox) -> None:
+    sb.execute("const data = [1]")
+    sb.execute("const data = [2]")
+    assert sb.last_result is not None and sb.last_result.exit_code == 1
+    assert "redeclaration of 'data': an earlier run of this session declared it" in sb.last_stderr
+    assert "assign to it instead (data = ...)" in sb.last_stderr
+    assert sb.execute("data") == "[1]\n"
+
+
 def test_javascript_state_survives_a_throw(sb: Sandbox) -> None:
     sb.execute("var n = 1")
     sb.execute("n = 2; throw new Error('x')")

@@ -891,6 +891,15 @@
           const hint = moduleSyntaxHint(e, stack);
           if (hint) return 'SyntaxError: ' + hint + stack;
         }
+        if (!wrapped && e instanceof SyntaxError) {
+          // A kept session's global code declaring again what an earlier
+          // run declared (docs/sessions.md).
+          const m = /^redeclaration of '(.*)'$/.exec(String(e.message));
+          if (m) {
+            return 'SyntaxError: redeclaration of \'' + m[1] + '\': an earlier run of this session declared it with let, const or class, ' +
+              'and it keeps that declaration; assign to it instead (' + m[1] + ' = ...), or sb.reset() to start fresh' + stack;
+          }
+        }
         // The cause, as Node shows it: fetch's "fetch failed" says why
         // only there.
         let cause = '';
