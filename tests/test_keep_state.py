@@ -76,6 +76,14 @@ def test_javascript_top_level_await_and_completion_value(sb: Sandbox) -> None:
     assert sb.last_result is not None and sb.last_result.return_value == 42
 
 
+def test_javascript_promise_completion_value_is_awaited(sb: Sandbox) -> None:
+    assert sb.execute("var later = () => new Promise(r => setTimeout(() => r({ok: 1}), 5)); later()") == '{"ok":1}\n'
+    sb.execute("Promise.reject(new Error('no luck'))")
+    assert sb.last_result is not None and sb.last_result.exit_code == 1
+    assert sb.last_stderr.startswith("Error: no luck")
+    assert "Uncaught" not in sb.last_stderr
+
+
 def test_javascript_top_level_return_still_works(sb: Sandbox) -> None:
     sb.execute("globalThis.kept = 5; const q = 1")
     assert sb.execute("if (kept) return kept + q; console.log('no')") == "6\n"

@@ -684,6 +684,17 @@ static void observe_main(void)
                 report_exception("");
                 return;
             }
+            if (JS_IsPromise(v)) {
+                /* A promise as the completion value is awaited, as an
+                 * async function's returned promise is: its outcome is
+                 * the script's. */
+                JS_FreeValue(ctx, main_promise);
+                main_promise = v;
+                main_boxed = 0;
+                main_reported = 0;
+                observe_main();
+                return;
+            }
         }
         record_return_value(v);
         JSValue text = call_helper("resultText", 1, (JSValueConst *)&v);
