@@ -89,13 +89,25 @@ def test_javascript_top_level_return_still_works(sb: Sandbox) -> None:
     assert sb.execute("if (kept) return kept + q; console.log('no')") == "6\n"
 
 
-def test_javascript_redeclaration_says_what_to_do(sb: Sandbox) -> None:
-    sb.execute("const data = [1]")
-    sb.execute("const data = [2]")
+def test_javascript_top_level_let_and_const_can_be_declared_again(sb: Sandbox) -> None:
+    sb.execute("const data = [1]; let n = 1")
+    sb.execute("const data = [2]; let n = n + 1")
+    assert sb.execute("console.log(JSON.stringify(data), n)") == "[2] 2\n"
+    # an initialiser that throws does not leave the name unusable
+    sb.execute("const res = (() => { throw new Error('tool failed') })()")
     assert sb.last_result is not None and sb.last_result.exit_code == 1
-    assert "redeclaration of 'data': an earlier run of this session declared it" in sb.last_stderr
-    assert "assign to it instead (data = ...)" in sb.last_stderr
-    assert sb.execute("data") == "[1]\n"
+    assert sb.execute("const res = 'retried'; res") == "retried\n"
+    # declarations inside blocks, strings and templates stay as written
+    assert sb.execute("const s = 'const x = 1'; { const y = 2; s + y }") == "const x = 12\n"
+
+
+def test_javascript_class_declared_again_says_what_to_do(sb: Sandbox) -> None:
+    sb.execute("class Point {}")
+    sb.execute("class Point {}")
+    assert sb.last_result is not None and sb.last_result.exit_code == 1
+    assert "redeclaration of 'Point': an earlier run of this session declared it" in sb.last_stderr
+    assert "assign to it instead (Point = ...)" in sb.last_stderr
+    assert sb.execute("typeof Point") == "function\n"
 
 
 def test_javascript_state_survives_a_throw(sb: Sandbox) -> None:

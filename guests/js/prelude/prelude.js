@@ -262,6 +262,123 @@
   // neither exists. It looks only at the line the error points to, so a
   // string or comment that mentions import is never taken for one, and
   // import() (an expression) compiles and is left alone.
+  // keptDeclarations is a kept session's script (docs/sessions.md) with
+  // its top-level `let` and `const` declarations made `var` ones, the
+  // same length, so lines and columns stay. In global code a `let` or
+  // `const` binding lives as long as the context: declared again by a
+  // later run it would be a SyntaxError, and one whose initialiser threw
+  // would stay uninitialised for good; a `var` can be declared again and
+  // assigned. Only tokens at the top level (outside every bracket) change;
+  // strings, template literals, comments and regular expressions are
+  // skipped (a `/` starts a regular expression where an operand may
+  // start).
+  const REGEX_AFTER = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw',
+    'case', 'do', 'else', 'yield', 'await']);
+  function keptDeclarations(code) {
+    const n = code.length;
+    const isIdent = (c) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+      c === '_' || c === '$' || c > '\x7f';
+    const isSpace = (c) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\v' || c === '\f' ||
+      c === '\u00a0' || c === '\u2028' || c === '\u2029' || c === '\ufeff';
+    let out = '';
+    let copied = 0;
+    let depth = 0;
+    let regexOK = true;
+    const templates = []; // the depth at which each open template's ${ began
+    let i = 0;
+    // skipTemplate scans template text from i (after ` or }) to its end
+    // (returns true) or to a ${ (returns false).
+    const skipTemplate = () => {
+      while (i < n) {
+        const c = code[i];
+        if (c === '\\') { i += 2; continue; }
+        if (c === '`') { i++; return true; }
+        if (c === '$' && code[i + 1] === '{') { i += 2; return false; }
+        i++;
+      }
+      return true;
+    };
+    while (i < n) {
+      const c = code[i];
+      if (isSpace(c)) { i++; continue; }
+      if (c === '/' && code[i + 1] === '/') {
+        while (i < n && code[i] !== '\n') i++;
+        continue;
+      }
+      if (c === '/' && code[i + 1] === '*') {
+        const end = code.indexOf('*/', i + 2);
+        i = end < 0 ? n : end + 2;
+        continue;
+      }
+      if (c === '"' || c === "'") {
+        i++;
+        while (i < n && code[i] !== c && code[i] !== '\n') i += code[i] === '\\' ? 2 : 1;
+        i++;
+        regexOK = false;
+        continue;
+      }
+      if (c === '`') {
+        i++;
+        if (!skipTemplate()) { templates.push(depth); depth++; regexOK = true; continue; }
+        regexOK = false;
+        continue;
+      }
+      if (c === '/' && regexOK) {
+        i++;
+        let inClass = false;
+        while (i < n && code[i] !== '\n') {
+          const d = code[i];
+          if (d === '\\') { i += 2; continue; }
+          if (d === '[') inClass = true;
+          else if (d === ']') inClass = false;
+          else if (d === '/' && !inClass) break;
+          i++;
+        }
+        i++;
+        while (i < n && isIdent(code[i])) i++;
+        regexOK = false;
+        continue;
+      }
+      if (isIdent(c)) {
+        const start = i;
+        while (i < n && isIdent(code[i])) i++;
+        const word = code.slice(start, i);
+        if (depth === 0 && (word === 'const' || word === 'let') && (start === 0 || !isIdent(code[start - 1]))) {
+          let j = i;
+          while (j < n && isSpace(code[j])) j++;
+          const next = code[j];
+          // `let` is also a name in sloppy code: a declaration is followed
+          // by the name or pattern it declares.
+          if (j > i && next !== undefined && (isIdent(next) || next === '[' || next === '{') &&
+              !(word === 'let' && /^(in|of|instanceof)\b/.test(code.slice(j, j + 11)))) {
+            out += code.slice(copied, start) + (word === 'const' ? 'var  ' : 'var');
+            copied = i;
+          }
+        }
+        regexOK = REGEX_AFTER.has(word);
+        continue;
+      }
+      if (c === '(' || c === '[' || c === '{') { depth++; i++; regexOK = true; continue; }
+      if (c === ')' || c === ']' || c === '}') {
+        if (c === '}' && templates.length && templates[templates.length - 1] === depth - 1) {
+          templates.pop();
+          depth--;
+          i++;
+          if (!skipTemplate()) { templates.push(depth); depth++; regexOK = true; continue; }
+          regexOK = false;
+          continue;
+        }
+        if (depth > 0) depth--;
+        i++;
+        regexOK = c === '}';
+        continue;
+      }
+      i++;
+      regexOK = true;
+    }
+    return copied === 0 ? code : out + code.slice(copied);
+  }
+
   function moduleSyntaxHint(e, stack) {
     if (!(e instanceof SyntaxError)) return undefined;
     const m = /script\.js:(\d+):\d+/.exec(stack);
@@ -862,7 +979,7 @@
         // exit code an earlier run set is that run's.
         const d = Object.getOwnPropertyDescriptor(G, 'process');
         if (d && 'value' in d && d.value && typeof d.value === 'object') d.value.exitCode = undefined;
-        return code;
+        return keptDeclarations(code);
       }
       return WRAP_PREFIX + code + WRAP_SUFFIX;
     },
@@ -896,7 +1013,7 @@
           // run declared (docs/sessions.md).
           const m = /^redeclaration of '(.*)'$/.exec(String(e.message));
           if (m) {
-            return 'SyntaxError: redeclaration of \'' + m[1] + '\': an earlier run of this session declared it with let, const or class, ' +
+            return 'SyntaxError: redeclaration of \'' + m[1] + '\': an earlier run of this session declared it (a class, or a let or const inside a block), ' +
               'and it keeps that declaration; assign to it instead (' + m[1] + ' = ...), or sb.reset() to start fresh' + stack;
           }
         }
