@@ -243,6 +243,20 @@ def test_create_sandbox_tool_keep_state() -> None:
         tool.sandbox.close()
 
 
+def test_python_tools_work_in_every_run_of_a_session() -> None:
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    tool = create_sandbox_tool([add], keep_state=True)
+    try:
+        assert tool.run("first = add(a=1, b=2)\nfirst", language="python") == "3\n"
+        assert tool.run("add(a=first, b=10)", language="python") == "13\n"
+        assert tool.run("import asyncio\nawait asyncio.gather(add(a=1, b=1), add(a=first, b=first))", language="python") == "[2,6]\n"
+    finally:
+        tool.sandbox.close()
+
+
 def test_keep_state_with_record_is_not_implemented() -> None:
     with pytest.raises(NotImplementedError, match="keep_state=True cannot be combined with record="):
         Sandbox(keep_state=True, record=True)

@@ -136,6 +136,10 @@ def _run(inp: dict) -> int:
     if limit > 0:
         _max_recursion = max(1000, min(100_000, limit // 4 // _FRAME_BYTES))
     main = sys.modules["__main__"].__dict__
+    if continuing:
+        # The run's tools are the ones its input lists (a sandbox's tools
+        # may change between runs: add_tools, remove_tools).
+        tools.registry.__init__()
     if isinstance(inp.get("tool_index"), str):
         tools.install_deferred(inp["tool_index"], main)
     else:
