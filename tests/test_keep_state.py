@@ -316,3 +316,16 @@ def test_codeact_evaluation_function_keeps_state() -> None:
     run = create_amla_sandbox([one], keep_state=True)
     assert run("var got = await one({});", {}) == ("(no output)", {})
     assert run("console.log(got + 1)", {}) == ("2\n", {})
+
+
+def test_tool_result_says_the_state_was_reset() -> None:
+    tool = create_sandbox_tool(timeout=1, keep_state=True)
+    try:
+        tool.execute("var kept = 1")
+        res = tool.execute("while (true) {}")
+        assert not res.success and res.state_reset
+        assert "[keep_state] the session's state was discarded because it timed out" in res.stderr
+        again = tool.execute("console.log(typeof kept)")
+        assert again.stdout == "undefined\n" and not again.state_reset
+    finally:
+        tool.sandbox.close()
