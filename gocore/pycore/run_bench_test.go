@@ -93,4 +93,4 @@ func BenchmarkRunKeptJSConsoleLog(b *testing.B) {
 	benchRun(b, "javascript", "console.log(1)", "1", true)
 }
 func BenchmarkRunKeptPythonPrint(b *testing.B) { benchRun(b, "python", "print(1)", "1", true) }
-func BenchmarkRunKeptPythonPass(b *testing.B) { benchRun(b, "python", "pass", "", true) }
+func BenchmarkRunKeptPythonPass(b *testing.B)  { benchRun(b, "python", "pass", "", true) }
