@@ -274,107 +274,95 @@
   // start).
   const REGEX_AFTER = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw',
     'case', 'do', 'else', 'yield', 'await']);
+  // The next character or word the top-level scan must look at; what lies
+  // between is skipped by the regular expression engine, not by a loop.
+  const SCAN_NEXT = /['"`/(){}[\]]|\b(?:const|let)\b/g;
+  const SCAN_STRING = { '"': /(?:[^"\\\n]|\\[\s\S])*"?/y, "'": /(?:[^'\\\n]|\\[\s\S])*'?/y };
+  // The rest of a template's text, to its end or to a ${.
+  const SCAN_TEMPLATE = /(?:[^`\\$]|\\[\s\S]|\$(?!\{))*(`|\$\{)?/y;
+  // A regular expression literal's rest, after its first /.
+  const SCAN_REGEX = /(?:[^\\/[\n]|\\.|\[(?:[^\]\\\n]|\\.)*\]?)*\/?[A-Za-z]*/y;
+  // What follows a declaring `let` or `const`: the name or pattern.
+  const SCAN_DECL = /\s*(?!(?:in|of|instanceof)\b)[A-Za-z_$\u0080-\uffff[{]/y;
+  const SCAN_PREV_WORD = /[A-Za-z0-9_$\u0080-\uffff]+$/;
+  const isIdentChar = (c) => c !== undefined && /[A-Za-z0-9_$\u0080-\uffff]/.test(c);
+  // regexAt tells a / at i that starts a regular expression from one that
+  // divides, by what precedes it: an operand (a name, a number, a closing
+  // bracket) makes it a division, unless that name is a keyword after
+  // which an operand comes.
+  function regexAt(code, i) {
+    let j = i - 1;
+    while (j >= 0 && /\s/.test(code[j])) j--;
+    if (j < 0) return true;
+    const c = code[j];
+    if (c === ')' || c === ']') return false;
+    if (!isIdentChar(c)) return true;
+    const m = SCAN_PREV_WORD.exec(code.slice(Math.max(0, j - 15), j + 1));
+    return m !== null && REGEX_AFTER.has(m[0]);
+  }
   function keptDeclarations(code) {
+    if (!/\b(?:const|let)\b/.test(code)) return code;
     const n = code.length;
-    const isIdent = (c) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-      c === '_' || c === '$' || c > '\x7f';
-    const isSpace = (c) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\v' || c === '\f' ||
-      c === '\u00a0' || c === '\u2028' || c === '\u2029' || c === '\ufeff';
     let out = '';
     let copied = 0;
     let depth = 0;
-    let regexOK = true;
     const templates = []; // the depth at which each open template's ${ began
     let i = 0;
-    // skipTemplate scans template text from i (after ` or }) to its end
-    // (returns true) or to a ${ (returns false).
-    const skipTemplate = () => {
-      while (i < n) {
-        const c = code[i];
-        if (c === '\\') { i += 2; continue; }
-        if (c === '`') { i++; return true; }
-        if (c === '$' && code[i + 1] === '{') { i += 2; return false; }
-        i++;
-      }
-      return true;
+    // template scans template text from i to its end or to a ${, which
+    // opens a substitution.
+    const template = () => {
+      SCAN_TEMPLATE.lastIndex = i;
+      const m = SCAN_TEMPLATE.exec(code);
+      i = SCAN_TEMPLATE.lastIndex;
+      if (m[1] === '${') { templates.push(depth); depth++; }
     };
     while (i < n) {
-      const c = code[i];
-      if (isSpace(c)) { i++; continue; }
-      if (c === '/' && code[i + 1] === '/') {
-        while (i < n && code[i] !== '\n') i++;
-        continue;
-      }
-      if (c === '/' && code[i + 1] === '*') {
-        const end = code.indexOf('*/', i + 2);
-        i = end < 0 ? n : end + 2;
-        continue;
-      }
-      if (c === '"' || c === "'") {
-        i++;
-        while (i < n && code[i] !== c && code[i] !== '\n') i += code[i] === '\\' ? 2 : 1;
-        i++;
-        regexOK = false;
-        continue;
-      }
-      if (c === '`') {
-        i++;
-        if (!skipTemplate()) { templates.push(depth); depth++; regexOK = true; continue; }
-        regexOK = false;
-        continue;
-      }
-      if (c === '/' && regexOK) {
-        i++;
-        let inClass = false;
-        while (i < n && code[i] !== '\n') {
-          const d = code[i];
-          if (d === '\\') { i += 2; continue; }
-          if (d === '[') inClass = true;
-          else if (d === ']') inClass = false;
-          else if (d === '/' && !inClass) break;
-          i++;
+      SCAN_NEXT.lastIndex = i;
+      const m = SCAN_NEXT.exec(code);
+      if (!m) break;
+      const at = m.index;
+      const t = m[0];
+      i = at + t.length;
+      if (t === 'const' || t === 'let') {
+        if (depth !== 0 || isIdentChar(code[at - 1]) || isIdentChar(code[i]) || code[at - 1] === '.') continue;
+        SCAN_DECL.lastIndex = i;
+        if (SCAN_DECL.exec(code) && SCAN_DECL.lastIndex - 1 > i) {
+          out += code.slice(copied, at) + (t === 'const' ? 'var  ' : 'var');
+          copied = i;
         }
-        i++;
-        while (i < n && isIdent(code[i])) i++;
-        regexOK = false;
         continue;
       }
-      if (isIdent(c)) {
-        const start = i;
-        while (i < n && isIdent(code[i])) i++;
-        const word = code.slice(start, i);
-        if (depth === 0 && (word === 'const' || word === 'let') && (start === 0 || !isIdent(code[start - 1]))) {
-          let j = i;
-          while (j < n && isSpace(code[j])) j++;
-          const next = code[j];
-          // `let` is also a name in sloppy code: a declaration is followed
-          // by the name or pattern it declares.
-          if (j > i && next !== undefined && (isIdent(next) || next === '[' || next === '{') &&
-              !(word === 'let' && /^(in|of|instanceof)\b/.test(code.slice(j, j + 11)))) {
-            out += code.slice(copied, start) + (word === 'const' ? 'var  ' : 'var');
-            copied = i;
-          }
+      if (t === '"' || t === "'") {
+        const re = SCAN_STRING[t];
+        re.lastIndex = i;
+        re.exec(code);
+        i = re.lastIndex;
+        continue;
+      }
+      if (t === '`') { template(); continue; }
+      if (t === '/') {
+        const next = code[i];
+        if (next === '/') {
+          const end = code.indexOf('\n', i);
+          i = end < 0 ? n : end;
+        } else if (next === '*') {
+          const end = code.indexOf('*/', i + 1);
+          i = end < 0 ? n : end + 2;
+        } else if (regexAt(code, at)) {
+          SCAN_REGEX.lastIndex = i;
+          SCAN_REGEX.exec(code);
+          i = SCAN_REGEX.lastIndex;
         }
-        regexOK = REGEX_AFTER.has(word);
         continue;
       }
-      if (c === '(' || c === '[' || c === '{') { depth++; i++; regexOK = true; continue; }
-      if (c === ')' || c === ']' || c === '}') {
-        if (c === '}' && templates.length && templates[templates.length - 1] === depth - 1) {
-          templates.pop();
-          depth--;
-          i++;
-          if (!skipTemplate()) { templates.push(depth); depth++; regexOK = true; continue; }
-          regexOK = false;
-          continue;
-        }
-        if (depth > 0) depth--;
-        i++;
-        regexOK = c === '}';
+      if (t === '(' || t === '[' || t === '{') { depth++; continue; }
+      if (t === '}' && templates.length && templates[templates.length - 1] === depth - 1) {
+        templates.pop();
+        depth--;
+        template();
         continue;
       }
-      i++;
-      regexOK = true;
+      if (depth > 0) depth--;
     }
     return copied === 0 ? code : out + code.slice(copied);
   }
