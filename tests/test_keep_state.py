@@ -99,6 +99,10 @@ def test_javascript_top_level_let_and_const_can_be_declared_again(sb: Sandbox) -
     assert sb.execute("const res = 'retried'; res") == "retried\n"
     # declarations inside blocks, strings and templates stay as written
     assert sb.execute("const s = 'const x = 1'; { const y = 2; s + y }") == "const x = 12\n"
+    # ... and inside template literals, regular expressions and comments
+    sb.execute("const src = `\nconst inner = 1\nlet ${'b'} = 2\n`; const re = /let [x]\\/const/g; const q = 6 / 3 / 2 // const z\n")
+    assert sb.execute("[src.includes('const inner = 1'), src.includes('let b'), re.source, q]") == '[true,true,"let [x]\\\\/const",1]\n'
+    assert sb.execute("typeof inner") == "undefined\n"
 
 
 def test_javascript_class_declared_again_says_what_to_do(sb: Sandbox) -> None:
