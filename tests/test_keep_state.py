@@ -54,6 +54,14 @@ def test_python_traceback_shows_the_defining_runs_lines(sb: Sandbox) -> None:
     assert "raise KeyError('in run one')" in sb.last_stderr
 
 
+def test_python_event_loop_is_the_sessions(sb: Sandbox) -> None:
+    sb.python("import asyncio\nasync def f():\n    await asyncio.sleep(0.01)\n    return 41")
+    assert sb.python("await f() + 1") == "42\n"
+    sb.python("task = asyncio.ensure_future(f())")
+    assert sb.python("await task") == "41\n"
+    assert "DeprecationWarning" not in sb.last_stderr
+
+
 def test_python_random_state_and_cwd_are_the_sessions(sb: Sandbox) -> None:
     sb.python("import random, os\nrandom.seed(7)\nfirst = [random.random() for _ in range(3)]\nos.makedirs('d', exist_ok=True)\nos.chdir('d')")
     assert sb.python("import os\nos.getcwd()") == "/workspace/d\n"

@@ -131,6 +131,9 @@ def _run(inp: dict) -> int:
     _runs += 1
     if not continuing:
         random.seed()
+    script.keep_loop = bool(inp.get("keep_state"))
+    if script.keep_loop:
+        loop.session_loop()
     limit = inp.get("memory_limit") or 0
     script.memory_limit = limit
     if limit > 0:
