@@ -236,6 +236,7 @@ def create_sandbox_tool(
     durable_key: bytes | str | None = None,
     redeem: Callable[[str], bool] | None = None,
     network: NetworkArg = None,
+    keep_state: bool = False,
 ) -> SandboxTool:
     """A SandboxTool whose sandbox can call `tools` (by their `__name__`).
 
@@ -271,13 +272,17 @@ def create_sandbox_tool(
     `network` lets scripts make HTTP requests through the host: a
     `NetworkPolicy`, a dict of its fields or a list of allow rules
     (docs/network.md). Without it there is no network.
+
+    `keep_state=True` keeps each language's variables, imports and
+    definitions from one run to the next (docs/sessions.md);
+    `tool.sandbox.reset()` starts fresh.
     """
     funcs = _function_list(tools)
     packages = list(python_packages) if python_packages is not None else None
     tool_map = {_tool_name(f): f for f in funcs}
     durable: dict[str, Any] = {
         "record": record, "approval_handler": approval_handler, "durable_key": durable_key, "redeem": redeem,
-        "network": network,
+        "network": network, "keep_state": keep_state,
     }
     if mcp_servers is None:
         _check_spec(tool_map, constraints or {}, max_calls)

@@ -67,12 +67,14 @@ def create_amla_sandbox(
     *,
     capabilities: Sequence[ToolCallCap] | None = None,
     network: NetworkArg = None,
+    keep_state: bool = False,
 ) -> SandboxFn:
     """An evaluation function `(code, locals) -> (output, new_locals)` running
     `code` as JavaScript in one sandbox. Files persist between calls;
-    variables do not (new_locals is always `{}`). `network` lets the code
+    variables do only with `keep_state=True`, inside the sandbox
+    (docs/sessions.md): new_locals is always `{}`. `network` lets the code
     make HTTP requests with fetch() (docs/network.md)."""
-    sandbox_tool = SandboxTool.from_functions(tools, capabilities=capabilities, network=network)
+    sandbox_tool = SandboxTool.from_functions(tools, capabilities=capabilities, network=network, keep_state=keep_state)
 
     def run(code: str, _locals: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         return sandbox_tool.execute(code).to_tool_message(), {}
@@ -87,12 +89,15 @@ def create_amla_codeact(
     capabilities: Sequence[ToolCallCap] | None = None,
     prompt: str | None = None,
     network: NetworkArg = None,
+    keep_state: bool = False,
 ) -> Any:
     """A langgraph-codeact agent whose code runs in an amla sandbox.
 
     `model` is a LangChain chat model or a model name for `init_chat_model`.
     `network` lets the agent's code make HTTP requests (docs/network.md);
-    the default prompt then lists what it may reach.
+    the default prompt then lists what it may reach. `keep_state=True`
+    keeps the code's variables and functions from one block to the next
+    (docs/sessions.md).
     Returns what `langgraph_codeact.create_codeact` returns.
     """
     try:
@@ -113,6 +118,6 @@ def create_amla_codeact(
     return create_codeact(
         model,
         tools=list(tools),
-        eval_fn=create_amla_sandbox(tools, capabilities=capabilities, network=network),
+        eval_fn=create_amla_sandbox(tools, capabilities=capabilities, network=network, keep_state=keep_state),
         prompt=prompt,
     )

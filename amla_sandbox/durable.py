@@ -529,6 +529,11 @@ def replay_on(sb: Sandbox, journal: bytes, then: str, approve: bool | None = Non
     divergence; a pause at a call that needs approval), not for the
     recorded run's own error, which the result reproduces."""
     check_then(then)
+    if sb.keep_state:
+        raise NotImplementedError(
+            "replay cannot run on a keep_state=True sandbox yet: a journal replays a run from the guest's "
+            "fresh state, which a kept session is not (docs/sessions.md)"
+        )
     info = journal_info(journal, sb._durable_key)
     _check_packages(sb, info)
     rt = sb._rt()

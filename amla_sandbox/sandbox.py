@@ -64,7 +64,10 @@ def _shell_prelude(command: str, cwd: str | None, env: Mapping[str, str] | None,
     `export`s on the command's first line, and the command in a `{ }`
     group, so its own lines keep their numbers in error messages. A `cwd`
     in /workspace or /tmp that is missing or not a directory is an error
-    here, naming it (FileNotFoundError, NotADirectoryError)."""
+    here, naming it (FileNotFoundError, NotADirectoryError). In a sandbox
+    that keeps state the whole runs in a subshell, so `cwd` and `env` are
+    the command's alone and do not stay in the session (nor does what the
+    command itself defines)."""
     if not isinstance(command, str):
         raise TypeError(f"command must be a str, got {type(command).__name__}")
     if cwd is None and not env:
@@ -85,6 +88,8 @@ def _shell_prelude(command: str, cwd: str | None, env: Mapping[str, str] | None,
         if not isinstance(value, str) or "\0" in value:
             raise ValueError(f"env: the value of {name} must be a str without NUL, got {value!r}")
         head.append(f"export {name}={_sh_quote(value)}")
+    if sb.keep_state:
+        return "( " + " && ".join(head) + " && { " + command + "\n} )"
     return " && ".join(head) + " && { " + command + "\n}"
 
 
@@ -140,12 +145,19 @@ class Sandbox:
     # no network, whatever the capabilities allow. Kept out of the repr: a
     # dict's secrets would show their values.
     network: NetworkArg = field(default=None, repr=False)
+    # Sessions that remember (docs/sessions.md): each language's globals,
+    # imports and definitions persist from one run to the next, until
+    # reset() or a run that times out, reaches the memory limit, is
+    # cancelled or crashes.
+    keep_state: bool = False
     _runtime: Runtime | None = field(default=None, repr=False)
     _prelude: str | None = field(default=None, repr=False)
     _audit_collector: AuditCollector | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         _durable.check_record(self.record)
+        if not isinstance(self.keep_state, bool):
+            raise TypeError(f"keep_state must be True or False, got {self.keep_state!r}")
         if self.approval_handler is not None and not callable(self.approval_handler):
             raise TypeError(f"approval_handler must be callable, got {type(self.approval_handler).__name__}")
         self._init_args = _durable.init_args(self)
@@ -222,6 +234,14 @@ class Sandbox:
             or _network_asks_approval(self._network_config),
             packages=self._package_digests,
         )
+        options = self._runtime._durability.options()
+        if self.keep_state and options is not None and options["record"]:
+            self.close()
+            why = "record=" if self.record else "capabilities that require approval without an approval_handler (runs pause)"
+            raise NotImplementedError(
+                f"keep_state=True cannot be combined with {why} yet: a journal replays a run from the guest's "
+                "fresh state, which a kept session is not (docs/sessions.md)"
+            )
 
     def _new_runtime(self, pca: bytes, trusted: list[str]) -> Runtime:
         return Runtime(
@@ -239,6 +259,7 @@ class Sandbox:
                 memory_limit=self.memory_limit,
                 python_packages_dir=self._packages_dir,
                 network=self._network_config,
+                keep_state=self.keep_state,
             )
         )
 
@@ -403,6 +424,12 @@ class Sandbox:
     def result(self) -> RunResult | None:
         """The finished run of the loop (also `last_result`)."""
         return self._rt().result()
+
+    def reset(self) -> None:
+        """Start fresh: discard the interpreter state a `keep_state=True`
+        sandbox kept (variables, imports, definitions of every language).
+        Files, budgets and tools stay. Does nothing without keep_state."""
+        self._rt().reset()
 
     def cancel(self) -> None:
         """Stop the run in progress, if any; safe from any thread. The run

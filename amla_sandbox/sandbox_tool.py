@@ -70,6 +70,10 @@ class ExecutionResult:
     success: bool = True
     # The run's exit status (1 when the run could not complete).
     exit_code: int = 0
+    # keep_state: the run's interpreter state was discarded (a timeout,
+    # the memory limit, a cancellation, a crash); the next run starts
+    # fresh (docs/sessions.md).
+    state_reset: bool = False
 
     def __str__(self) -> str:
         if self.error:
@@ -218,18 +222,22 @@ class SandboxTool:
         timeout: float = DEFAULT_TIMEOUT,
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
         network: NetworkArg = None,
+        keep_state: bool = False,
     ) -> SandboxTool:
         """A SandboxTool whose sandbox can call `tools`.
 
         Without `capabilities` each function gets an unlimited, unconstrained
         capability `mcp:<name>`; with them, exactly those are used (an empty
         list means the development default `**`). `network` lets scripts
-        make HTTP requests (docs/network.md).
+        make HTTP requests (docs/network.md). `keep_state` keeps each
+        language's state between runs (docs/sessions.md).
         """
         funcs = _function_list(tools)
         tool_map = {_tool_name(f): f for f in funcs}
         caps = list(capabilities) if capabilities is not None else [capability_from_function(f) for f in funcs]
-        sandbox = _build_sandbox(funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, network=network)
+        sandbox = _build_sandbox(
+            funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, network=network, keep_state=keep_state
+        )
         return cls(sandbox=sandbox, tools=funcs, _tool_map=tool_map)
 
     # -- running --------------------------------------------------------------
@@ -267,6 +275,7 @@ class SandboxTool:
             error=error,
             success=error is None,
             exit_code=(last.exit_code if ran else 0) if error is None else (last.exit_code if ran and last.exit_code else 1),
+            state_reset=bool(getattr(last, "state_reset", False)) if ran else False,
         )
 
     def execute(

@@ -202,6 +202,11 @@ def sandbox_resume_error(handle: int, run: int, request: int, code: str, message
     _check(_pycore.pycore_SandboxResumeError(handle, run, request, code, message))
 
 
+def sandbox_reset(handle: int) -> None:
+    """Discard the interpreter state a keep_state sandbox kept (docs/sessions.md)."""
+    _check(_pycore.pycore_SandboxReset(handle))
+
+
 def sandbox_cancel(handle: int, run: int) -> None:
     """Stop the run; returns at once (the run ends within milliseconds)."""
     _check(_pycore.pycore_SandboxCancel(handle, run))

@@ -174,6 +174,10 @@ class RunResult:
     # JSON-decoded; None when there is none, it is not JSON, or the run
     # failed.
     return_value: Any = None
+    # In a keep_state sandbox: this run's interpreter state was discarded
+    # (it timed out, reached the memory limit, was cancelled or crashed),
+    # so the next run starts fresh; stderr ends with a line saying so.
+    state_reset: bool = False
     _paused: Any = field(default=None, repr=False)
     _divergence: Any = field(default=None, repr=False)
 
@@ -206,6 +210,7 @@ class RunResult:
             error=d.get("error") or None,
             error_kind=d.get("error_kind") or None,
             return_value=d.get("return_value"),
+            state_reset=bool(d.get("state_reset")),
         )
 
     def _raise_for_error(self) -> None:
@@ -265,6 +270,8 @@ class RuntimeConfig:
     # The network policy's JSON (amla_sandbox.network.policy_json; None: no
     # network). The core checks it (gocore/netpolicy: ParsePolicy).
     network: dict[str, Any] | None = None
+    # Keep each language's interpreter state between runs (docs/sessions.md).
+    keep_state: bool = False
 
 
 def _check_limits(timeout: Any, memory_limit: Any, max_tool_result_size: Any) -> None:
@@ -401,6 +408,7 @@ class Runtime:
                 "max_tool_calls": int(config.max_steps),
                 "disk_quota": int(config.disk_quota),
                 **({"network": config.network} if config.network is not None else {}),
+                "keep_state": bool(config.keep_state),
             }
         )
         self._finalizer = weakref.finalize(self, _release, self._handle)
@@ -739,6 +747,13 @@ class Runtime:
             self._abandon(run)
             raise
         return self._last
+
+    def reset(self) -> None:
+        """Discard the interpreter state kept between runs (keep_state): the
+        next run of each language starts fresh. Files and budgets stay."""
+        if not self._handle:
+            raise builtins.RuntimeError("Sandbox not initialized")
+        _core.sandbox_reset(self._handle)
 
     def cancel(self) -> None:
         """Stop the run in progress, if any (from any thread). A computing or

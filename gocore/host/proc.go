@@ -230,7 +230,10 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	}
 
 	var inst *instance
-	if p.depth == 0 {
+	if p.depth == 0 && in.KeepState {
+		inst = r.sb.takeKept(in.Language, p)
+	}
+	if p.depth == 0 && inst == nil {
 		inst = r.sb.takeSpare(in.Language, p)
 		if inst != nil && (inst.shim != nil) != r.dur.journaled() {
 			// A spare made for the other kind of run (journaled or not).
@@ -732,6 +735,7 @@ func (p *proc) spawn(raw []byte, parentMemory int64) []byte {
 	in := r.input
 	in.Language, in.Code, in.Stdin, in.HasStdin = req.Language, req.Code, req.Stdin, req.HasStdin
 	in.Argv, in.Dir = req.Argv, req.Dir
+	in.KeepState = false // a child process starts fresh and is not kept
 	end := r.runProc(child, in, memLimit)
 	p.held = 0
 	r.notePeak(held + child.memory)

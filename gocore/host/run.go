@@ -81,6 +81,9 @@ type Run struct {
 	httpBytes map[int64]int64
 	// httpStop cancels one request in flight, by id (http_cancel).
 	httpStop map[int64]context.CancelFunc
+	// keptGen is the sandbox's ResetState generation when the run took its
+	// instance (keep.go); set on the run's goroutine before the guest runs.
+	keptGen uint64
 }
 
 func newRun(s *Sandbox, in wire.Input, stream bool) *Run {
@@ -167,12 +170,22 @@ func (r *Run) publish(res wire.Result, used *instance, checked bool) (after func
 	// instance of its own while this one is still being reset).
 	r.sb.spareMu.Lock()
 	r.mu.Lock()
+	keeping := r.input.KeepState && used != nil
+	keep := keeping && r.keepable(res, used)
+	gen := r.keptGen
 	if r.fatal != nil {
 		res.ExitCode, res.ErrorKind, res.Error = r.fatal.ExitCode, r.fatal.ErrorKind, r.fatal.Error
 	}
 	r.flushStreams()
 	res.Stdout = r.stdout.Take()
 	res.Stderr = r.stderr.Take() + res.Stderr
+	if keeping && !keep {
+		res.StateReset = true
+		if res.Stderr != "" && res.Stderr[len(res.Stderr)-1] != '\n' {
+			res.Stderr += "\n"
+		}
+		res.Stderr += stateResetNote(res)
+	}
 	res.ToolCalls = r.calls
 	if res.ToolCalls == nil {
 		res.ToolCalls = []wire.ToolCall{}
@@ -197,6 +210,10 @@ func (r *Run) publish(res wire.Result, used *instance, checked bool) (after func
 	return func() {
 		func() {
 			defer r.sb.spareMu.Unlock()
+			if keeping {
+				r.sb.keepOrReplace(used, keep, gen)
+				return
+			}
 			r.sb.replaceSpare(used)
 		}()
 		if !checked {

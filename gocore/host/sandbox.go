@@ -81,6 +81,10 @@ type Config struct {
 	// Network is the policy under which the sandbox's scripts may make
 	// HTTP requests (network.go); nil: none, every request is refused.
 	Network *netpolicy.Policy
+	// KeepState keeps each language's instance between the runs of the
+	// sandbox, so scripts' globals, imports and definitions persist
+	// (keep.go, docs/sessions.md).
+	KeepState bool
 }
 
 // Mount shows the host directory Host to the guests, read-only, at Guest
@@ -125,6 +129,12 @@ type Sandbox struct {
 	// its spare was last made (idlespares.go); both guarded by spares.mu.
 	spareElem *list.Element
 	spareAt   time.Time
+	// kept holds, with KeepState, the instance each language's last run
+	// left for the next (keep.go); keptGen counts ResetState calls, so a
+	// run that was going on during one keeps nothing. Both guarded by
+	// spareMu.
+	kept    map[string]*instance
+	keptGen uint64
 
 	// key is the durable key in use (durable_key.go).
 	key atomic.Pointer[[]byte]
@@ -215,7 +225,7 @@ var ErrClosed = errors.New("Sandbox not initialized")
 // events as the run produces them.
 func (s *Sandbox) Start(language, code string, stdin string, hasStdin, stream bool) (*Run, error) {
 	return s.start(wire.Input{Language: language, Code: code, Stdin: stdin, HasStdin: hasStdin,
-		Tools: s.guestTools, MaxCallStack: s.cfg.Limits.MaxCallStack}, stream, nil)
+		Tools: s.guestTools, MaxCallStack: s.cfg.Limits.MaxCallStack, KeepState: s.cfg.KeepState}, stream, nil)
 }
 
 // start begins a run of in; begin, when given, prepares the run with mu
@@ -243,6 +253,12 @@ func (s *Sandbox) start(in wire.Input, stream bool, begin func(*Run) error) (*Ru
 		if err := begin(r); err != nil {
 			return nil, err
 		}
+	}
+	if s.cfg.KeepState {
+		if r.dur.journaled() {
+			return nil, errKeepJournal
+		}
+		r.input.KeepState = true
 	}
 	s.forgetDigest()
 	s.disk.forget()

@@ -82,6 +82,7 @@ func (s *Sandbox) dropSpare() {
 	s.spare.close()
 	s.spare = nil
 	s.forgetSpare()
+	s.dropKeptLocked()
 }
 
 // isClosed may be called with spareMu held: Start holds mu while it waits

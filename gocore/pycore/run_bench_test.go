@@ -34,9 +34,18 @@ func builtGuest(b *testing.B, name, env string) string {
 var benchCacheDir = filepath.Join(os.TempDir(), "amla-pycore-bench-cache")
 
 func benchSandboxRun(b *testing.B, language, code, want string) {
+	benchRun(b, language, code, want, false)
+}
+
+// benchRun is benchSandboxRun in a sandbox that keeps state (keep) or not.
+func benchRun(b *testing.B, language, code, want string, keep bool) {
 	cfg := testConfig(b, nil, "")
 	cfg.WasmPath = builtGuest(b, "amla_sandbox.wasm", "AMLA_WASM_PATH")
 	cfg.JSWasmPath = builtGuest(b, "amla_js.wasm", "AMLA_JS_WASM_PATH")
+	if language == wire.LangPython {
+		cfg.PyWasmPath = builtGuest(b, "amla_python.wasm", "AMLA_PY_WASM_PATH")
+	}
+	cfg.KeepState = keep
 	cfg.CacheDir = benchCacheDir
 	cfg.MemoryLimit = 256 << 20
 	h := newTestSandbox(b, cfg)
@@ -74,3 +83,14 @@ func BenchmarkRunShellEcho(b *testing.B) { benchSandboxRun(b, "shell", "echo 1",
 func BenchmarkRunJSConsoleLog(b *testing.B) {
 	benchSandboxRun(b, "javascript", "console.log(1)", "1")
 }
+
+func BenchmarkRunPythonPrint(b *testing.B) { benchSandboxRun(b, "python", "print(1)", "1") }
+
+// The same runs in sandboxes that keep state (docs/sessions.md): the
+// instance is kept rather than reset.
+func BenchmarkRunKeptShellEcho(b *testing.B) { benchRun(b, "shell", "echo 1", "1", true) }
+func BenchmarkRunKeptJSConsoleLog(b *testing.B) {
+	benchRun(b, "javascript", "console.log(1)", "1", true)
+}
+func BenchmarkRunKeptPythonPrint(b *testing.B) { benchRun(b, "python", "print(1)", "1", true) }
+func BenchmarkRunKeptPythonPass(b *testing.B)  { benchRun(b, "python", "pass", "", true) }

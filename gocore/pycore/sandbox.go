@@ -72,6 +72,9 @@ type sandboxConfig struct {
 	// Network is the network policy (package netpolicy's JSON); null or
 	// absent: the sandbox has no network.
 	Network json.RawMessage `json:"network"`
+	// KeepState keeps each language's interpreter state between runs
+	// (host.Config.KeepState, docs/sessions.md).
+	KeepState bool `json:"keep_state"`
 }
 
 // SandboxNew makes a sandbox from a JSON config (sandboxConfig) in one
@@ -148,6 +151,7 @@ func SandboxNew(configJSON string) (h int64, err error) {
 	}
 	sb, err := host.NewSandbox(nil, host.Config{
 		Network:    network,
+		KeepState:  cfg.KeepState,
 		Tools:      tools,
 		Authorizer: policy,
 		Sources:    sources,
@@ -226,6 +230,21 @@ func SandboxClose(h int64) string {
 			return nil
 		}
 		return e.sb.Close()
+	})
+}
+
+// SandboxReset discards the interpreter state a keep_state sandbox kept
+// (host.Sandbox.ResetState): the next run of each language starts fresh.
+// Files, budgets and tools are untouched. It returns a status ("" or the
+// error).
+func SandboxReset(h int64) string {
+	return status(func() error {
+		e, err := sandboxOf(h)
+		if err != nil {
+			return err
+		}
+		e.sb.ResetState()
+		return nil
 	})
 }
 

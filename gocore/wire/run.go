@@ -94,4 +94,9 @@ type Result struct {
 	ReturnValue json.RawMessage `json:"return_value,omitempty"`
 	ErrorKind   string          `json:"error_kind,omitempty"`
 	Error       string          `json:"error,omitempty"`
+	// StateReset is set when the sandbox keeps its interpreters' state
+	// (keep_state) and this run's instance was discarded: it ended by a
+	// trap, the memory limit, a timeout or a cancellation, so the next run
+	// of its language starts fresh. Stderr ends with a line saying so.
+	StateReset bool `json:"state_reset,omitempty"`
 }

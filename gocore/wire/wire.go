@@ -124,6 +124,11 @@ type Input struct {
 	// (process.env, os.environ, the shell's exported variables): the
 	// placeholders of the network policy's exposed secrets.
 	Env map[string]string `json:"env,omitempty"`
+	// KeepState tells the guest that its instance is kept after the run
+	// for the sandbox's next run of the same language (Sandbox(keep_state=
+	// True), docs/sessions.md): the script's globals, imports and
+	// definitions are to outlive it. Never set for a child process.
+	KeepState bool `json:"keep_state,omitempty"`
 }
 
 // ToolInfo describes one registered tool (ToolDefinition.to_dict()).

@@ -66,6 +66,9 @@ static int exit_code_req;
 static int exit_code;        /* 1 once an error was reported */
 static JSValue main_promise;
 static int main_reported;
+/* main_boxed: the script ran as global code (a kept session), whose
+ * promise resolves to {value: <completion value>}. */
+static int main_boxed;
 
 /* Set when an allocation failed: QuickJS then throws an "out of memory"
  * error, or null when even that error could not be allocated. */
@@ -673,6 +676,26 @@ static void observe_main(void)
     case JS_PROMISE_FULFILLED: {
         main_reported = 1;
         JSValue v = JS_PromiseResult(ctx, main_promise);
+        if (main_boxed && JS_IsObject(v)) {
+            JSValue inner = JS_GetPropertyStr(ctx, v, "value");
+            JS_FreeValue(ctx, v);
+            v = inner;
+            if (JS_IsException(v)) {
+                report_exception("");
+                return;
+            }
+            if (JS_IsPromise(v)) {
+                /* A promise as the completion value is awaited, as an
+                 * async function's returned promise is: its outcome is
+                 * the script's. */
+                JS_FreeValue(ctx, main_promise);
+                main_promise = v;
+                main_boxed = 0;
+                main_reported = 0;
+                observe_main();
+                return;
+            }
+        }
         record_return_value(v);
         JSValue text = call_helper("resultText", 1, (JSValueConst *)&v);
         JS_FreeValue(ctx, v);
@@ -870,6 +893,72 @@ static void find_mounts(void)
     __wasilibc_populate_preopens();
 }
 
+/* begin_run clears what a run before this one in the same instance left
+ * in the run's state: a kept session's instance runs script after script
+ * (docs/sessions.md); an instance in the snapshot's state has it clear. */
+static void begin_run(void)
+{
+    JS_FreeValue(ctx, main_promise);
+    main_promise = JS_UNDEFINED;
+    while (n_rejected)
+        JS_FreeValue(ctx, rejected[--n_rejected]);
+    pending_tools = 0;
+    exit_requested = exit_code_req = exit_code = 0;
+    main_reported = main_boxed = compile_failed = 0;
+}
+
+/* is_return_outside_function tells the syntax error QuickJS gives a
+ * top-level `return` in global code, taking (and freeing) the pending
+ * exception only when it is that error. */
+static int is_return_outside_function(void)
+{
+    JSValue e = JS_GetException(ctx);
+    int found = 0;
+    if (JS_IsError(e)) {
+        JSValue m = JS_GetPropertyStr(ctx, e, "message");
+        const char *s = JS_ToCString(ctx, m);
+        found = s && strcmp(s, "return not in a function") == 0;
+        if (s)
+            JS_FreeCString(ctx, s);
+        JS_FreeValue(ctx, m);
+    }
+    if (found)
+        JS_FreeValue(ctx, e);
+    else
+        JS_Throw(ctx, e);
+    return found;
+}
+
+/* eval_script evaluates the prepared source. In a kept session it runs as
+ * global code with top-level await (QuickJS's JS_EVAL_FLAG_ASYNC), so its
+ * top-level declarations are the context's and outlive the run, as in a
+ * REPL; a script with a top-level `return` cannot be global code, and runs
+ * as the body of an async function instead (its declarations stay its
+ * own; what it assigns to globalThis is kept). */
+static JSValue eval_script(const char *s, size_t slen, int keep_state)
+{
+    if (!keep_state)
+        return JS_Eval(ctx, s, slen, "script.js", JS_EVAL_TYPE_GLOBAL);
+    JSValue p = JS_Eval(ctx, s, slen, "script.js", JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_ASYNC);
+    if (!JS_IsException(p)) {
+        main_boxed = 1;
+        return p;
+    }
+    if (!is_return_outside_function())
+        return p;
+    JSValue src = call_helper("wrapKept", 0, NULL);
+    if (JS_IsException(src))
+        return src;
+    size_t n;
+    const char *w = JS_ToCStringLen(ctx, &n, src);
+    JS_FreeValue(ctx, src);
+    if (!w)
+        return JS_EXCEPTION;
+    p = JS_Eval(ctx, w, n, "script.js", JS_EVAL_TYPE_GLOBAL);
+    JS_FreeCString(ctx, w);
+    return p;
+}
+
 /* amla_run runs the one script of this instance and returns its exit
  * status (also recorded with exit_status). */
 EXPORT("amla_run") int32_t amla_run(void)
@@ -882,7 +971,7 @@ EXPORT("amla_run") int32_t amla_run(void)
     JS_UpdateStackTop(rt);
     amla_random_seed(); /* not in amla_init: a snapshot would freeze it */
     run_start_ms = monotonic_ms();
-    main_promise = JS_UNDEFINED;
+    begin_run();
 
     int32_t n = amla_input_len();
     char *buf = malloc((size_t)n + 1);
@@ -908,7 +997,11 @@ EXPORT("amla_run") int32_t amla_run(void)
         pace_gc();
     }
     JS_FreeValue(ctx, lv);
-    /* prepare installs the tools and returns the wrapped source. */
+    JSValue kv = JS_GetPropertyStr(ctx, input, "keep_state");
+    int keep_state = JS_ToBool(ctx, kv) > 0;
+    JS_FreeValue(ctx, kv);
+    /* prepare installs the tools and returns the source: wrapped, unless
+     * the session is kept. */
     JSValue src = call_helper("prepare", 1, (JSValueConst *)&input);
     JS_FreeValue(ctx, input);
     if (JS_IsException(src)) {
@@ -922,7 +1015,7 @@ EXPORT("amla_run") int32_t amla_run(void)
         report_exception("");
         return finish();
     }
-    main_promise = JS_Eval(ctx, s, slen, "script.js", JS_EVAL_TYPE_GLOBAL);
+    main_promise = eval_script(s, slen, keep_state);
     JS_FreeCString(ctx, s);
     if (JS_IsException(main_promise)) {
         main_promise = JS_UNDEFINED;

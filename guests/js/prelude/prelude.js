@@ -252,12 +252,121 @@
   const maxFrames = 10;
   let userLines = 1;
   let userCode = '';
+  // wrapped: the script runs inside WRAP_PREFIX/WRAP_SUFFIX (always,
+  // except in a kept session: driver.c eval_script), which moves line 1's
+  // columns.
+  let wrapped = true;
 
   // moduleSyntaxHint explains a syntax error QuickJS reports at an import
   // or export statement: scripts run as the body of a function, where
   // neither exists. It looks only at the line the error points to, so a
   // string or comment that mentions import is never taken for one, and
   // import() (an expression) compiles and is left alone.
+  // keptDeclarations is a kept session's script (docs/sessions.md) with
+  // its top-level `let` and `const` declarations made `var` ones, the
+  // same length, so lines and columns stay. In global code a `let` or
+  // `const` binding lives as long as the context: declared again by a
+  // later run it would be a SyntaxError, and one whose initialiser threw
+  // would stay uninitialised for good; a `var` can be declared again and
+  // assigned. Only tokens at the top level (outside every bracket) change;
+  // strings, template literals, comments and regular expressions are
+  // skipped (a `/` starts a regular expression where an operand may
+  // start).
+  const REGEX_AFTER = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw',
+    'case', 'do', 'else', 'yield', 'await']);
+  // The next character or word the top-level scan must look at; what lies
+  // between is skipped by the regular expression engine, not by a loop.
+  const SCAN_NEXT = /['"`/(){}[\]]|\b(?:const|let)\b/g;
+  const SCAN_STRING = { '"': /(?:[^"\\\n]|\\[\s\S])*"?/y, "'": /(?:[^'\\\n]|\\[\s\S])*'?/y };
+  // The rest of a template's text, to its end or to a ${.
+  const SCAN_TEMPLATE = /(?:[^`\\$]|\\[\s\S]|\$(?!\{))*(`|\$\{)?/y;
+  // A regular expression literal's rest, after its first /.
+  const SCAN_REGEX = /(?:[^\\/[\n]|\\.|\[(?:[^\]\\\n]|\\.)*\]?)*\/?[A-Za-z]*/y;
+  // What follows a declaring `let` or `const`: the name or pattern.
+  const SCAN_DECL = /\s*(?!(?:in|of|instanceof)\b)[A-Za-z_$\u0080-\uffff[{]/y;
+  const SCAN_PREV_WORD = /[A-Za-z0-9_$\u0080-\uffff]+$/;
+  const isIdentChar = (c) => c !== undefined && /[A-Za-z0-9_$\u0080-\uffff]/.test(c);
+  // regexAt tells a / at i that starts a regular expression from one that
+  // divides, by what precedes it: an operand (a name, a number, a closing
+  // bracket) makes it a division, unless that name is a keyword after
+  // which an operand comes.
+  function regexAt(code, i) {
+    let j = i - 1;
+    while (j >= 0 && /\s/.test(code[j])) j--;
+    if (j < 0) return true;
+    const c = code[j];
+    if (c === ')' || c === ']') return false;
+    if (!isIdentChar(c)) return true;
+    const m = SCAN_PREV_WORD.exec(code.slice(Math.max(0, j - 15), j + 1));
+    return m !== null && REGEX_AFTER.has(m[0]);
+  }
+  function keptDeclarations(code) {
+    if (!/\b(?:const|let)\b/.test(code)) return code;
+    const n = code.length;
+    let out = '';
+    let copied = 0;
+    let depth = 0;
+    const templates = []; // the depth at which each open template's ${ began
+    let i = 0;
+    // template scans template text from i to its end or to a ${, which
+    // opens a substitution.
+    const template = () => {
+      SCAN_TEMPLATE.lastIndex = i;
+      const m = SCAN_TEMPLATE.exec(code);
+      i = SCAN_TEMPLATE.lastIndex;
+      if (m[1] === '${') { templates.push(depth); depth++; }
+    };
+    while (i < n) {
+      SCAN_NEXT.lastIndex = i;
+      const m = SCAN_NEXT.exec(code);
+      if (!m) break;
+      const at = m.index;
+      const t = m[0];
+      i = at + t.length;
+      if (t === 'const' || t === 'let') {
+        if (depth !== 0 || isIdentChar(code[at - 1]) || isIdentChar(code[i]) || code[at - 1] === '.') continue;
+        SCAN_DECL.lastIndex = i;
+        if (SCAN_DECL.exec(code) && SCAN_DECL.lastIndex - 1 > i) {
+          out += code.slice(copied, at) + (t === 'const' ? 'var  ' : 'var');
+          copied = i;
+        }
+        continue;
+      }
+      if (t === '"' || t === "'") {
+        const re = SCAN_STRING[t];
+        re.lastIndex = i;
+        re.exec(code);
+        i = re.lastIndex;
+        continue;
+      }
+      if (t === '`') { template(); continue; }
+      if (t === '/') {
+        const next = code[i];
+        if (next === '/') {
+          const end = code.indexOf('\n', i);
+          i = end < 0 ? n : end;
+        } else if (next === '*') {
+          const end = code.indexOf('*/', i + 1);
+          i = end < 0 ? n : end + 2;
+        } else if (regexAt(code, at)) {
+          SCAN_REGEX.lastIndex = i;
+          SCAN_REGEX.exec(code);
+          i = SCAN_REGEX.lastIndex;
+        }
+        continue;
+      }
+      if (t === '(' || t === '[' || t === '{') { depth++; continue; }
+      if (t === '}' && templates.length && templates[templates.length - 1] === depth - 1) {
+        templates.pop();
+        depth--;
+        template();
+        continue;
+      }
+      if (depth > 0) depth--;
+    }
+    return copied === 0 ? code : out + code.slice(copied);
+  }
+
   function moduleSyntaxHint(e, stack) {
     if (!(e instanceof SyntaxError)) return undefined;
     const m = /script\.js:(\d+):\d+/.exec(stack);
@@ -296,7 +405,7 @@
       frame = frame.replace(/script\.js:(\d+):(\d+)/g, (all, l, c) => {
         const line = Number(l);
         let col = Number(c);
-        if (line === 1) col -= WRAP_PREFIX.length;
+        if (line === 1 && wrapped) col -= WRAP_PREFIX.length;
         if (line > userLines || col < 1) keep = false;
         return SCRIPT + ':' + line + ':' + col;
       });
@@ -869,7 +978,22 @@
       if (code.startsWith('#!')) code = '//' + code.slice(2);
       userCode = code;
       userLines = code.split('\n').length;
+      wrapped = !input.keep_state;
+      if (!wrapped) {
+        // A kept session (docs/sessions.md): the script runs as global
+        // code, so its top-level declarations stay for the next run. An
+        // exit code an earlier run set is that run's.
+        const d = Object.getOwnPropertyDescriptor(G, 'process');
+        if (d && 'value' in d && d.value && typeof d.value === 'object') d.value.exitCode = undefined;
+        return keptDeclarations(code);
+      }
       return WRAP_PREFIX + code + WRAP_SUFFIX;
+    },
+    // wrapKept is the kept session's script as a function body, for one
+    // with a top-level return, which global code cannot have.
+    wrapKept() {
+      wrapped = true;
+      return WRAP_PREFIX + userCode + WRAP_SUFFIX;
     },
     // importModule is what import('name') loads (modules.c): the module
     // require(name) gives, whatever a tool named require shadows.
@@ -889,6 +1013,15 @@
         if (compiling) {
           const hint = moduleSyntaxHint(e, stack);
           if (hint) return 'SyntaxError: ' + hint + stack;
+        }
+        if (!wrapped && e instanceof SyntaxError) {
+          // A kept session's global code declaring again what an earlier
+          // run declared (docs/sessions.md).
+          const m = /^redeclaration of '(.*)'$/.exec(String(e.message));
+          if (m) {
+            return 'SyntaxError: redeclaration of \'' + m[1] + '\': an earlier run of this session declared it (a class, or a let or const inside a block), ' +
+              'and it keeps that declaration; assign to it instead (' + m[1] + ' = ...), or sb.reset() to start fresh' + stack;
+          }
         }
         // The cause, as Node shows it: fetch's "fetch failed" says why
         // only there.

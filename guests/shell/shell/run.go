@@ -396,3 +396,54 @@ func seqCount(elems []*syntax.Word) int {
 	}
 	return d/step + 1
 }
+
+// Session is a shell that runs script after script as one shell would:
+// variables (exported or not), functions, aliases, options, the working
+// directory, open descriptors, the directory stack and $? carry over from
+// one script to the next (a sandbox with keep_state, docs/sessions.md).
+// What belongs to one run (its input and output, its context, tools and
+// commands) is given to each Run.
+type Session struct {
+	r *runner
+}
+
+// NewSession starts a session whose first script runs with opts' Env as
+// its exported variables and opts.Dir as its working directory.
+func NewSession(opts Options) *Session {
+	return &Session{r: newRunner(opts)}
+}
+
+// Run runs script in the session and returns its exit status, as Run
+// would. opts gives the run's streams, context, tools, commands and call
+// depth; of its Env, only variables the session does not have yet are
+// added (the session's own values, set by its scripts, win), and its Dir
+// is ignored: the session stays where its last script left it.
+func (s *Session) Run(script string, opts Options) (status int) {
+	fresh := newRunner(opts)
+	r := s.r
+	r.ctx, r.reg, r.tools, r.http = fresh.ctx, fresh.reg, fresh.tools, fresh.http
+	r.stdin, r.stdout, r.stderr = fresh.stdin, fresh.stdout, fresh.stderr
+	r.maxDepth = fresh.maxDepth
+	for k, v := range fresh.vars.scopes[0] {
+		if _, ok := r.vars.scopes[0][k]; !ok && k != "OLDPWD" {
+			r.vars.scopes[0][k] = v
+		}
+	}
+	// A script interrupted inside a function or loop (a cancelled run is
+	// not kept, but an exit or return in one is) leaves none of that
+	// behind.
+	r.depth, r.loops, r.funcNames, r.noErrexit = 0, 0, nil, 0
+	r.vars.scopes, r.vars.attrs = r.vars.scopes[:1], r.vars.attrs[:1]
+	// Aliases of earlier scripts were defined before any line of this one.
+	for name, def := range r.aliases {
+		def.line = 0
+		r.aliases[name] = def
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(r.stderr, "sh: internal error: %v\n%s", v, debug.Stack())
+			status = 70
+		}
+	}()
+	return r.main(script, []string{"sh"})
+}

@@ -120,14 +120,35 @@ def run() -> int:
     return _run(json.loads(_amla.input()))
 
 
+# Runs made in this instance. A sandbox with keep_state (docs/sessions.md)
+# runs script after script in one instance, in one __main__ namespace,
+# which run() never clears: what a script defines stays for the next.
+_runs = 0
+# Whether the sandbox mounts packages, as the session's first run found:
+# mounts are fixed for a sandbox's life, and a stat costs a host call.
+_has_site_packages = False
+
+
 def _run(inp: dict) -> int:
-    global _max_recursion
-    random.seed()
+    global _max_recursion, _runs, _has_site_packages
+    # A kept session continues where its last run left off: its random
+    # state and working directory as well as its variables.
+    continuing = bool(inp.get("keep_state")) and _runs > 0
+    _runs += 1
+    if not continuing:
+        random.seed()
+    script.keep_loop = bool(inp.get("keep_state"))
+    if script.keep_loop:
+        loop.session_loop()
     limit = inp.get("memory_limit") or 0
     script.memory_limit = limit
     if limit > 0:
         _max_recursion = max(1000, min(100_000, limit // 4 // _FRAME_BYTES))
     main = sys.modules["__main__"].__dict__
+    if continuing:
+        # The run's tools are the ones its input lists (a sandbox's tools
+        # may change between runs: add_tools, remove_tools).
+        tools.registry.__init__()
     if isinstance(inp.get("tool_index"), str):
         tools.install_deferred(inp["tool_index"], main)
     else:
@@ -147,14 +168,18 @@ def _run(inp: dict) -> int:
     # standard library, which no file there can replace), and so are the
     # packages the sandbox mounts.
     sys.path[:] = ["/workspace"]
-    if os.path.isdir(SITE_PACKAGES):
+    if not continuing:
+        _has_site_packages = os.path.isdir(SITE_PACKAGES)
+    if _has_site_packages:
         sys.path.append(SITE_PACKAGES)
     # A child process (python from the shell) starts where its parent is.
-    cwd = inp.get("dir") or "/workspace"
-    try:
-        os.chdir(cwd)
-    except OSError:
-        os.chdir("/workspace")
+    # A kept session stays where its last run left it.
+    if not continuing:
+        cwd = inp.get("dir") or "/workspace"
+        try:
+            os.chdir(cwd)
+        except OSError:
+            os.chdir("/workspace")
     os.environ["PWD"] = os.getcwd()
     # argv is the command line after "python": ["-c", ...] for code given
     # as text (the API's runs), ["-", ...] for a script read from stdin,
@@ -163,6 +188,10 @@ def _run(inp: dict) -> int:
     sys.argv = [str(a) for a in argv] if isinstance(argv, list) and argv else ["-c"]
     # A script file's name is absolute, as CPython makes it.
     filename = "<string>" if sys.argv[0] == "-c" else "<stdin>" if sys.argv[0] == "-" else os.path.abspath(sys.argv[0])
+    if inp.get("keep_state") and filename == "<string>":
+        # Functions of earlier runs stay, and their tracebacks show their
+        # own run's lines (linecache holds each run's source by name).
+        filename = f"<run {_runs}>"
     if sys.argv[0] not in ("-c", "-"):
         main["__file__"] = filename
         script_dir = os.path.dirname(os.path.abspath(filename))
@@ -193,6 +222,7 @@ def _warm_up() -> None:
     import io
     import linecache
 
+    global _runs
     saved = sys.stdout, sys.stderr, sys.stdin, sys.argv[:], sys.path[:]
     main = sys.modules["__main__"].__dict__
     before = dict(main)
@@ -213,6 +243,7 @@ def _warm_up() -> None:
         main.update(before)
         linecache.cache.clear()
         tools.registry.__init__()
+        _runs = 0
 
 
 _warm_up()

@@ -117,8 +117,26 @@ def install() -> None:
     asyncio.set_event_loop_policy(HostEventLoopPolicy())
 
 
-def run_main(coro):
+# The event loop of a kept session (docs/sessions.md); None elsewhere.
+_session_loop: HostEventLoop | None = None
+
+
+def session_loop() -> HostEventLoop:
+    """The one event loop of a kept session's runs, made current: a task
+    one run starts (asyncio.create_task, ensure_future) is the next run's
+    to await, as in a notebook."""
+    global _session_loop
+    if _session_loop is None or _session_loop.is_closed():
+        _session_loop = HostEventLoop()
+    asyncio.set_event_loop(_session_loop)
+    return _session_loop
+
+
+def run_main(coro, keep: bool = False):
     """Runs the script's top-level coroutine (a script with top-level
-    await) as asyncio.run would, and returns its value."""
+    await) as asyncio.run would, and returns its value; with keep, on the
+    session's loop, which stays open with what is left on it."""
+    if keep:
+        return session_loop().run_until_complete(coro)
     with asyncio.Runner(loop_factory=HostEventLoop) as runner:
         return runner.run(coro)

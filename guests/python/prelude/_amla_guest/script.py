@@ -124,6 +124,10 @@ def report(exc: BaseException) -> None:
 # The run's memory limit in bytes (set by run(); 0 = unknown).
 memory_limit = 0
 
+# Whether the script's top-level await runs on the kept session's event
+# loop (set by run(); docs/sessions.md).
+keep_loop = False
+
 
 def _out_of_memory(exc: BaseException | None) -> bool:
     """Whether exc comes from the memory limit: a MemoryError in its chain
@@ -171,7 +175,7 @@ def execute(source: str, filename: str, namespace: dict) -> int:
     try:
         result = eval(code, namespace)
         if code.co_flags & CO_COROUTINE:
-            loop.run_main(result)
+            loop.run_main(result, keep=keep_loop)
         if has_last:
             value = calls.resolve(namespace.pop(LAST, None))
             record(value)

@@ -97,7 +97,26 @@ func run() int {
 		fmt.Fprintf(g.stderr, "amla shell guest: cannot run language %q\n", in.Language)
 		return 2
 	}
+	if in.KeepState {
+		return g.runSession(in.Code, strings.NewReader(in.Stdin))
+	}
 	return g.runShell(in.Code, strings.NewReader(in.Stdin), g.stdout, g.stderr, "/workspace")
+}
+
+// session is the shell of a sandbox that keeps state (wire.Input
+// KeepState, docs/sessions.md): made by the instance's first such run and
+// used by every later one, so a script's variables, functions, aliases
+// and working directory are there for the next. A reactor instance not
+// kept is reset to the snapshot, where this is nil.
+var session *shell.Session
+
+// runSession runs script in the instance's session shell.
+func (g *guest) runSession(script string, stdin io.Reader) int {
+	opts := g.shellOptions(stdin, g.stdout, g.stderr, "/workspace")
+	if session == nil {
+		session = shell.NewSession(opts)
+	}
+	return session.Run(script, opts)
 }
 
 // guest holds what one run of the shell needs.
@@ -125,7 +144,11 @@ func newGuest(in wire.Input) *guest {
 }
 
 func (g *guest) runShell(script string, stdin io.Reader, stdout, stderr io.Writer, dir string) int {
-	return shell.Run(script, shell.Options{
+	return shell.Run(script, g.shellOptions(stdin, stdout, stderr, dir))
+}
+
+func (g *guest) shellOptions(stdin io.Reader, stdout, stderr io.Writer, dir string) shell.Options {
+	return shell.Options{
 		Stdin:    stdin,
 		Stdout:   stdout,
 		Stderr:   stderr,
@@ -135,7 +158,7 @@ func (g *guest) runShell(script string, stdin io.Reader, stdout, stderr io.Write
 		HTTP:     g.tools,
 		Registry: g.registry,
 		Ctx:      context.Background(),
-	})
+	}
 }
 
 // shellEnv is a run's exported variables at its start: the input's Env

@@ -1,0 +1,70 @@
+package host
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestKeepState checks that with Config.KeepState the instance a run used
+// is the next run's (the test guest's counter, a package variable, goes
+// on counting), that stopping a run discards it with a note, and that
+// ResetState starts fresh.
+func TestKeepState(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []struct{ code, stdout string }
+		// between runs before the last step
+		before func(sb *Sandbox)
+		reset  bool // the run before the last step reports StateReset
+	}{
+		{name: "the instance is kept", steps: []struct{ code, stdout string }{
+			{"counter", "1\n"}, {"counter", "2\n"}, {"echo x", "x\n"}, {"counter", "3\n"},
+		}},
+		{name: "a timeout discards it", reset: true, steps: []struct{ code, stdout string }{
+			{"counter", "1\n"}, {"counter", "2\n"}, {"spin", ""}, {"counter", "1\n"},
+		}},
+		{name: "ResetState discards it", before: func(sb *Sandbox) { sb.ResetState() }, steps: []struct{ code, stdout string }{
+			{"counter", "1\n"}, {"counter", "2\n"}, {"counter", "1\n"},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sb, err := NewSandbox(testSnapGuest, Config{KeepState: true, Limits: Limits{Timeout: 500 * time.Millisecond}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sb.Close()
+			for i, st := range tc.steps {
+				last := i == len(tc.steps)-1
+				if last && tc.before != nil {
+					tc.before(sb)
+				}
+				res := run(t, sb, st.code, nil)
+				if res.Stdout != st.stdout {
+					t.Fatalf("step %d %q: stdout %q, want %q (%+v)", i, st.code, res.Stdout, st.stdout, res)
+				}
+				if i == len(tc.steps)-2 && res.StateReset != tc.reset {
+					t.Fatalf("step %d %q: StateReset %v, want %v", i, st.code, res.StateReset, tc.reset)
+				}
+				if res.StateReset && !strings.Contains(res.Stderr, "[keep_state] the session's state was discarded because it timed out") {
+					t.Fatalf("step %d: no note on stderr: %q", i, res.Stderr)
+				}
+				if !tc.reset && res.StateReset {
+					t.Fatalf("step %d %q: state reset: %+v", i, st.code, res)
+				}
+			}
+		})
+	}
+}
+
+// TestWithoutKeepStateEveryRunIsFresh is the contrast: the same runs
+// without KeepState each start from the snapshot.
+func TestWithoutKeepStateEveryRunIsFresh(t *testing.T) {
+	sb := newSnapSandbox(t, Limits{})
+	for i := 0; i < 3; i++ {
+		if res := run(t, sb, "counter", nil); res.Stdout != "1\n" || res.StateReset {
+			t.Fatalf("run %d: %+v", i, res)
+		}
+	}
+}
