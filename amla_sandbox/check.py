@@ -250,6 +250,9 @@ def _check_typescript(code: str, lang: str, declarations: str, timeout: float) -
             "types": [],
             "noEmit": True,
             "skipLibCheck": True,
+            # The script names no other file: `/// <reference path>` and
+            # imports must not read this machine's files into the check.
+            "noResolve": True,
             "allowJs": True,
             "checkJs": True,
             "pretty": False,

@@ -122,6 +122,20 @@ def test_javascript_is_checked_as_javascript(sandbox) -> None:
     assert good.ok, good.to_tool_message()
 
 
+def test_typescript_reads_no_file_of_this_machine(sandbox, tmp_path) -> None:
+    # tsc runs on the application's machine: a script's `/// <reference>`
+    # or import must not bring that machine's files into the check (their
+    # text would come back in the diagnostics).
+    _need("typescript", sandbox)
+    secret = tmp_path / "secret.d.ts"
+    secret.write_text("declare const secret: { s3cr3tValue: 1 };\n")
+    code = f'/// <reference path="{secret}" />\nimport type {{ X }} from "{tmp_path}/secret";\nconst n: number = secret;\n'
+    result = sandbox.check(code, "typescript")
+    text = result.to_tool_message()
+    assert not result.ok and "s3cr3t" not in text and str(secret) not in text, text
+    assert any(d.line == 3 and d.code == "TS2304" for d in result.errors), text  # Cannot find name 'secret'.
+
+
 # -- Python (pyright) ---------------------------------------------------------
 
 BAD_PY = """\
