@@ -204,6 +204,7 @@ def _tsc() -> list[str]:
     target = _typescript_dir()
     tsc_js = target / "node_modules" / "typescript" / "lib" / "tsc.js"
     if tsc_js.exists():
+        _check_owned(target, tsc_js)
         return [*node, str(tsc_js)]
     target.parent.mkdir(parents=True, exist_ok=True)
     # Installed beside the target and renamed into place, so that a process
@@ -223,6 +224,14 @@ def _tsc() -> list[str]:
             raise CheckerUnavailable(
                 f"npm install typescript@{TYPESCRIPT_VERSION} failed (exit {proc.returncode}):\n{(proc.stderr or proc.stdout)[-2000:]}"
             )
+        if os.name == "posix":
+            # Whatever the umask, only this user may change what node runs.
+            for root, dirs, files in os.walk(staging):
+                for name in [*dirs, *files]:
+                    p = os.path.join(root, name)
+                    if not os.path.islink(p):
+                        os.chmod(p, os.lstat(p).st_mode & 0o7755)
+            staging.chmod(0o755)
         try:
             staging.rename(target)
         except OSError:
@@ -231,6 +240,26 @@ def _tsc() -> list[str]:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return [*node, str(tsc_js)]
+
+
+def _check_owned(target: Path, tsc_js: Path) -> None:
+    """Refuse a tsc that someone other than this user (or root) could have
+    changed: node runs it as this user. Checked: the directories from the
+    install down to tsc's, and the JavaScript files node runs."""
+    if os.name != "posix":
+        return
+    lib = tsc_js.parent
+    paths = [target, target / "node_modules", lib.parent, lib, tsc_js, lib / "_tsc.js"]
+    for path in paths:
+        try:
+            st = path.lstat()
+        except FileNotFoundError:
+            continue
+        if st.st_uid not in (os.getuid(), 0) or st.st_mode & 0o022 or path.is_symlink():
+            raise CheckerUnavailable(
+                f"{path} belongs to another user or others can write it, so tsc there is not run; "
+                f"remove {target} (it is installed again on the next check)"
+            )
 
 
 def _check_typescript(code: str, lang: str, declarations: str, timeout: float) -> list[Diagnostic]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 from typing import TypedDict
 
@@ -134,6 +135,21 @@ def test_typescript_reads_no_file_of_this_machine(sandbox, tmp_path) -> None:
     text = result.to_tool_message()
     assert not result.ok and "s3cr3t" not in text and str(secret) not in text, text
     assert any(d.line == 3 and d.code == "TS2304" for d in result.errors), text  # Cannot find name 'secret'.
+
+
+def test_a_tsc_others_can_change_is_not_run(sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    # node runs tsc from the cache directory as this user: a copy that
+    # another user could have written must not be run.
+    _need("typescript", sandbox)
+    from amla_sandbox.check import TYPESCRIPT_VERSION, _typescript_dir
+
+    shutil.copytree(_typescript_dir(), tmp_path / f"typescript-{TYPESCRIPT_VERSION}", symlinks=True)
+    monkeypatch.setenv("AMLA_CACHE_DIR", str(tmp_path))
+    assert sandbox.check("const a: number = 1;\n", "typescript").ok
+    lib = tmp_path / f"typescript-{TYPESCRIPT_VERSION}" / "node_modules" / "typescript" / "lib"
+    (lib / "_tsc.js").chmod(0o666)
+    with pytest.raises(CheckerUnavailable, match="others can write it"):
+        sandbox.check("const a: number = 1;\n", "typescript")
 
 
 # -- Python (pyright) ---------------------------------------------------------
