@@ -20,6 +20,7 @@ docs/declarations.md ("Type-checking") says what is checked and how.
 from __future__ import annotations
 
 import ast
+import io
 import json
 import os
 import re
@@ -27,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -312,16 +314,36 @@ def _check_typescript(code: str, lang: str, declarations: str, timeout: float) -
 
 
 def _run_checker(cmd: Sequence[str], cwd: Path, timeout: float, name: str) -> str:
+    """The checker's stdout. It runs in a process group of its own, so that
+    a timeout ends node too (pyright's command starts it as a child)."""
+    posix = os.name == "posix"
     try:
-        proc = subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired as e:
-        raise TimeoutError(f"{name} did not finish checking the script within {timeout:g} s") from e
+        proc = subprocess.Popen(list(cmd), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, text=True, start_new_session=posix)
     except OSError as e:
         raise CheckerUnavailable(f"{name} could not be started: {e}; {_INSTALL_HINT}") from e
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        _kill(proc, posix)
+        raise TimeoutError(f"{name} did not finish checking the script within {timeout:g} s") from e
+    except BaseException:
+        _kill(proc, posix)
+        raise
     if proc.returncode not in (0, 1, 2):
-        raise RuntimeError(f"{name} failed (exit {proc.returncode}):\n{(proc.stderr or proc.stdout)[-2000:]}")
-    return proc.stdout
+        raise RuntimeError(f"{name} failed (exit {proc.returncode}):\n{(err or out)[-2000:]}")
+    return out
+
+
+def _kill(proc: subprocess.Popen[str], group: bool) -> None:
+    try:
+        if group:
+            os.killpg(proc.pid, 9)
+        else:
+            proc.kill()
+    except OSError:
+        pass
+    proc.communicate()
 
 
 # ---------------------------------------------------------------------------
@@ -402,28 +424,61 @@ _INDENT = "    "
 def _tool_stubs(declarations: str) -> tuple[str, list[str]]:
     """The rendered Python declarations with each `async def f(...) -> T`
     made `def f(...) -> ToolCall[T]`, and the names the guest defines
-    (functions and the namespace classes of dotted tools)."""
-    tree = ast.parse(declarations)
+    (functions and the namespace classes of dotted tools).
+
+    Done on tokens, not on a syntax tree: the stubs use Python 3.12's
+    `type X = ...` for recursive types, which an older host cannot parse,
+    and tokens keep docstrings (a tool's description) out of the way."""
+    lines = declarations.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    def at(pos: tuple[int, int]) -> int:
+        return offsets[pos[0] - 1] + pos[1]
+
+    toks = [t for t in tokenize.generate_tokens(io.StringIO(declarations).readline)
+            if t.type not in (tokenize.NL, tokenize.COMMENT)]
+    edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
     names: list[str] = []
-    for node in tree.body:
-        if isinstance(node, ast.AsyncFunctionDef) and node.name not in names:
-            names.append(node.name)
-        elif isinstance(node, ast.ClassDef) and not node.bases and not node.keywords:
-            names.append(node.name)
-
-    class Sync(ast.NodeTransformer):
-        def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.FunctionDef:
-            returns = node.returns if node.returns is not None else ast.Name("Any")
-            new = ast.FunctionDef(
-                name=node.name, args=node.args, body=node.body, decorator_list=node.decorator_list,
-                returns=ast.Subscript(value=ast.Name("ToolCall"), slice=returns), type_comment=None,
-            )
-            if "type_params" in ast.FunctionDef._fields:
-                new.type_params = []
-            return ast.copy_location(new, node)
-
-    tree = ast.fix_missing_locations(Sync().visit(tree))
-    return "from _amla_prelude import ToolCall\n" + ast.unparse(tree) + "\n", names
+    for i, tok in enumerate(toks):
+        if tok.type == tokenize.NAME and tok.string == "class" and tok.start[1] == 0 and i + 2 < len(toks):
+            if toks[i + 1].type == tokenize.NAME and toks[i + 2].string == ":":
+                names.append(toks[i + 1].string)  # a namespace: no base class
+            continue
+        if not (tok.type == tokenize.NAME and tok.string == "async" and i + 2 < len(toks) and toks[i + 1].string == "def"):
+            continue
+        name = toks[i + 2].string
+        if tok.start[1] == 0 and name not in names:
+            names.append(name)
+        edits.append((at(tok.start), at(toks[i + 1].start), ""))  # drop "async "
+        depth, j = 0, i + 3
+        while j < len(toks):
+            t = toks[j]
+            if t.string in "([{" and t.type == tokenize.OP:
+                depth += 1
+            elif t.string in ")]}" and t.type == tokenize.OP:
+                depth -= 1
+            elif depth == 0 and t.string in ("->", ":") and t.type == tokenize.OP:
+                break
+            j += 1
+        if j < len(toks) and toks[j].string == "->":
+            k, depth = j + 1, 0
+            while k < len(toks) and not (depth == 0 and toks[k].string == ":" and toks[k].type == tokenize.OP):
+                if toks[k].type == tokenize.OP and toks[k].string in "([{":
+                    depth += 1
+                elif toks[k].type == tokenize.OP and toks[k].string in ")]}":
+                    depth -= 1
+                k += 1
+            if k < len(toks):
+                a, b = at(toks[j + 1].start), at(toks[k - 1].end)
+                edits.append((a, b, "ToolCall[" + declarations[a:b] + "]"))
+        elif j < len(toks):
+            edits.append((at(toks[j].start), at(toks[j].start), " -> ToolCall[Any]"))
+    out = declarations
+    for a, b, text in sorted(edits, reverse=True):
+        out = out[:a] + text + out[b:]
+    return "from typing import Any\nfrom _amla_prelude import ToolCall\n" + out + "\n", names
 
 
 def _has_top_level_await(code: str) -> bool:

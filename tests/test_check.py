@@ -221,6 +221,39 @@ def test_check_refuses_other_languages_and_non_strings(sandbox) -> None:
         sandbox.check(b"x", "python")
 
 
+def test_a_check_is_bounded_in_time(sandbox) -> None:
+    _need("python", sandbox)
+    with pytest.raises(TimeoutError, match="pyright did not finish checking the script within 0.05 s"):
+        sandbox.check("x = 1\n", "python", timeout=0.05)
+
+
+def test_python_stubs_with_recursive_types_and_namespaces() -> None:
+    # The stubs of a tool with a recursive list type use `type X = ...`
+    # (Python 3.12), which the host may be too old to parse; dotted tools
+    # are namespaces; a description is no code: all of it stays usable.
+    import json
+
+    from amla_sandbox import Sandbox, ToolDefinition, _core
+
+    nested = {"type": "array", "items": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/nested"}]}}
+    tool = ToolDefinition(
+        name="tree.walk",
+        description='Walks.\n    async def not_a_tool(): """',
+        parameters={"type": "object", "properties": {"items": {"$ref": "#/$defs/nested"}, "depth": {"type": "integer"}},
+                    "required": ["depth"], "$defs": {"nested": nested}},
+    )
+    assert "\ntype " in _core.render_declarations(json.dumps([tool.to_dict()]), "python", None)
+    sb = Sandbox(tools=[tool], tool_handler=lambda method, params: {})
+    try:
+        _need("python", sb)
+        ok = sb.check("await tree.walk(depth=2, items=['a', ['b', ['c']]])\n", "python")
+        assert ok.ok, ok.to_tool_message()
+        bad = sb.check("x = 1\ntree.walk(depth='2')\nnot_a_tool()\n", "python")
+        assert [(d.line, d.code) for d in bad.errors] == [(2, "reportArgumentType"), (3, "reportUndefinedVariable")], bad.to_tool_message()
+    finally:
+        sb.close()
+
+
 # -- check_types=True ---------------------------------------------------------
 
 
