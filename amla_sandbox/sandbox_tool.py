@@ -343,9 +343,9 @@ class SandboxTool:
         the accepted values."""
         lang = normalize_language(language)
         if self.check_types and lang != "shell":
-            checked = self.check(code, lang)
-            if not checked.ok:
-                return checked.to_tool_message()
+            refusal = self._type_check_refusal(code, lang)
+            if refusal is not None:
+                return refusal
         if lang == "shell":
             return self.shell(code, stdin=stdin).to_tool_message()
         if lang == "python":
@@ -359,9 +359,9 @@ class SandboxTool:
         if self.check_types and lang != "shell":
             import asyncio
 
-            checked = await asyncio.to_thread(self.check, code, lang)
-            if not checked.ok:
-                return checked.to_tool_message()
+            refusal = await asyncio.to_thread(self._type_check_refusal, code, lang)
+            if refusal is not None:
+                return refusal
         if lang == "python":
             return (await self._capture_async(lambda: self.sandbox.python_async(code, stdin=stdin))).to_tool_message()
         if lang == "shell":
@@ -483,6 +483,17 @@ class SandboxTool:
         defs = self._definitions()
         decl = _core.render_declarations(json.dumps([t.to_dict() for t in defs]), lang, None) if defs else ""
         return check_script(code, lang, decl, timeout=CHECK_TIMEOUT if timeout is None else timeout)
+
+    def _type_check_refusal(self, code: str, lang: str) -> str | None:
+        """For check_types: the text that answers instead of a run, or None
+        when the code may run. A check that does not finish in time refuses
+        the run too (the script may be built to make the checker slow); a
+        missing checker raises CheckerUnavailable, a setup error."""
+        try:
+            checked = self.check(code, lang)
+        except TimeoutError as e:
+            return f"[type check did not finish: {e}; the script was not run]"
+        return None if checked.ok else checked.to_tool_message()
 
     def get_tool_declarations(self, language: str = "typescript", *, names: Sequence[str] | None = None) -> str:
         """The declarations of the tools scripts can call, as a script in

@@ -287,6 +287,21 @@ def test_check_types_in_run_async(checked) -> None:
     assert "the script was not run" in out and CALLS == []
 
 
+def test_check_types_refuses_a_script_whose_check_does_not_finish(monkeypatch: pytest.MonkeyPatch) -> None:
+    from amla_sandbox import check as check_module
+
+    tool = create_sandbox_tool(tools=[get_weather], check_types=True)
+    try:
+        _need("python", tool)
+        monkeypatch.setattr(check_module, "CHECK_TIMEOUT", 0.05)
+        CALLS.clear()
+        out = tool.run("get_weather(city='Oslo')\n", "python")
+        assert out == "[type check did not finish: pyright did not finish checking the script within 0.05 s; the script was not run]"
+        assert CALLS == []
+    finally:
+        tool.close()
+
+
 def test_shell_is_not_checked(checked) -> None:
     assert checked.run("echo ok", "shell").strip() == "ok"
 
