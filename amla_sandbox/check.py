@@ -296,19 +296,18 @@ def _check_typescript(code: str, lang: str, declarations: str, timeout: float) -
         (d / "tsconfig.json").write_text(json.dumps(config), encoding="utf-8")
         out = _run_checker([*tsc, "-p", str(d / "tsconfig.json")], d, timeout, "tsc")
     diags: list[Diagnostic] = []
-    current: list[str] | None = None
-    unattributed: list[str] = []
+    continues = False  # whether indented lines extend the last diagnostic
     for raw in out.splitlines():
         m = _TSC_LINE.match(raw)
         if m:
-            current = None
-            if Path(m["file"]).name != script or m["code"] in _TS_IGNORED:
-                unattributed.append(raw)
-                continue
-            current = [m["msg"]]
-            sev = {"message": "information"}.get(m["sev"], m["sev"])
-            diags.append(Diagnostic(int(m["line"]), int(m["col"]), sev, m["msg"], m["code"]))
-        elif current is not None and raw.startswith(" ") and diags:
+            continues = Path(m["file"]).name == script and m["code"] not in _TS_IGNORED
+            if continues:
+                sev = {"message": "information"}.get(m["sev"], m["sev"])
+                diags.append(Diagnostic(int(m["line"]), int(m["col"]), sev, m["msg"], m["code"]))
+        elif raw.startswith("error TS"):
+            # Not about a file: the check itself could not be made.
+            raise RuntimeError(f"tsc could not check the script: {out[-2000:]}")
+        elif continues and raw.startswith(" "):
             last = diags[-1]
             diags[-1] = Diagnostic(last.line, last.column, last.severity, last.message + "\n" + raw.strip(), last.code)
     return diags
