@@ -237,6 +237,7 @@ def create_sandbox_tool(
     redeem: Callable[[str], bool] | None = None,
     network: NetworkArg = None,
     keep_state: bool = False,
+    check_types: bool = False,
 ) -> SandboxTool:
     """A SandboxTool whose sandbox can call `tools` (by their `__name__`).
 
@@ -276,6 +277,12 @@ def create_sandbox_tool(
     `keep_state=True` keeps each language's variables, imports and
     definitions from one run to the next (docs/sessions.md);
     `tool.sandbox.reset()` starts fresh.
+
+    `check_types=True` type-checks TypeScript, JavaScript and Python code
+    before `run()` runs it (`SandboxTool.check`): code with type errors is
+    not run, and the diagnostics are the tool's answer; warnings do not
+    stop a run. Needs `pip install "amla-sandbox[check]"`
+    (docs/declarations.md).
     """
     funcs = _function_list(tools)
     packages = list(python_packages) if python_packages is not None else None
@@ -290,7 +297,9 @@ def create_sandbox_tool(
         sandbox = _build_sandbox(
             funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, python_packages=packages, **durable
         )
-        return _with_snapshot(SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map), snapshot)
+        return _with_snapshot(
+            SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map, check_types=check_types), snapshot
+        )
     from .tools.mcp import MCPTools
 
     owned = not isinstance(mcp_servers, MCPTools)
@@ -306,7 +315,9 @@ def create_sandbox_tool(
             mcp.close()
         raise
     sandbox._mcp_owned = owned
-    return _with_snapshot(SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map), snapshot)
+    return _with_snapshot(
+        SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map, check_types=check_types), snapshot
+    )
 
 
 def _require_approval(caps: list[ToolCallCap], names: Sequence[str] | None, mcp: Any) -> list[ToolCallCap]:

@@ -31,9 +31,11 @@ from .runtime.runtime import (
 from . import durable as _durable
 from .durable import ApprovalHandler, _hybridmethod
 from .network import NetworkArg, policy_json
+from ._language import normalize_language
 from .tools import ToolDefinition
 
 if TYPE_CHECKING:
+    from .check import CheckResult
     from .files import SandboxFiles
 
 __all__ = ["Sandbox", "ShellResult"]
@@ -281,6 +283,24 @@ class Sandbox:
         if self._runtime is None:
             raise builtins.RuntimeError("Sandbox not initialized")
         return self._runtime
+
+    def check(self, code: str, language: str = "typescript", *, timeout: float | None = None) -> CheckResult:
+        """Type-check `code` ("typescript"/"ts", "javascript"/"js" or
+        "python", any spelling run() takes) against this sandbox's tool
+        declarations and the guest's globals, without running it. Returns a
+        CheckResult: its diagnostics (line, column, severity, message, code)
+        and `ok` (no errors; also its truth value). The checker (tsc or
+        pyright, pinned) runs on this machine as a subprocess, not in the
+        sandbox; CheckerUnavailable says how to install it when it is
+        missing: pip install "amla-sandbox[check]" (docs/declarations.md)."""
+        from . import _core
+        from .check import CHECK_TIMEOUT, check_script
+
+        lang = normalize_language(language)
+        if lang not in ("typescript", "javascript", "python"):
+            raise ValueError(f"check() type-checks TypeScript, JavaScript and Python, not {lang}")
+        decl = _core.render_declarations(json.dumps([t.to_dict() for t in self.tools]), lang, None) if self.tools else ""
+        return check_script(code, lang, decl, timeout=CHECK_TIMEOUT if timeout is None else timeout)
 
     def execute(
         self,

@@ -21,7 +21,7 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._language import normalize_language
 from .capabilities import ToolCallCap
@@ -32,6 +32,9 @@ from .tools.conversion import _tool_doc, _tool_name, _tool_parameters, capabilit
 from .tools.definition import ToolDefinition
 
 from .durable import ApprovalRequired
+
+if TYPE_CHECKING:
+    from .check import CheckResult
 
 __all__ = ["ExecutionResult", "SandboxTool"]
 
@@ -208,6 +211,9 @@ class SandboxTool:
     _tool_map: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
     name: str = "sandbox"
     description: str = _DEFAULT_DESCRIPTION
+    # Type-check TypeScript, JavaScript and Python before running them:
+    # code with type errors is not run, and run() returns the diagnostics.
+    check_types: bool = False
 
     def __post_init__(self) -> None:
         if not self._tool_map and self.tools:
@@ -336,6 +342,10 @@ class SandboxTool:
         (`to_tool_message()`). Any other `language` is a ValueError listing
         the accepted values."""
         lang = normalize_language(language)
+        if self.check_types and lang != "shell":
+            refusal = self._type_check_refusal(code, lang)
+            if refusal is not None:
+                return refusal
         if lang == "shell":
             return self.shell(code, stdin=stdin).to_tool_message()
         if lang == "python":
@@ -346,6 +356,12 @@ class SandboxTool:
         """`run()` for callers inside an event loop: async tools are awaited on
         the caller's loop."""
         lang = normalize_language(language)
+        if self.check_types and lang != "shell":
+            import asyncio
+
+            refusal = await asyncio.to_thread(self._type_check_refusal, code, lang)
+            if refusal is not None:
+                return refusal
         if lang == "python":
             return (await self._capture_async(lambda: self.sandbox.python_async(code, stdin=stdin))).to_tool_message()
         if lang == "shell":
@@ -454,6 +470,30 @@ class SandboxTool:
             return tools
         # A sandbox-like object without definitions: this tool's functions.
         return [tool_from_function(f) for f in self.tools]
+
+    def check(self, code: str, language: str = "typescript", *, timeout: float | None = None) -> CheckResult:
+        """Type-check `code` against the tools' declarations without running
+        it: `Sandbox.check` (docs/declarations.md, "Type-checking")."""
+        from . import _core
+        from .check import CHECK_TIMEOUT, check_script
+
+        lang = normalize_language(language)
+        if lang not in ("typescript", "javascript", "python"):
+            raise ValueError(f"check() type-checks TypeScript, JavaScript and Python, not {lang}")
+        defs = self._definitions()
+        decl = _core.render_declarations(json.dumps([t.to_dict() for t in defs]), lang, None) if defs else ""
+        return check_script(code, lang, decl, timeout=CHECK_TIMEOUT if timeout is None else timeout)
+
+    def _type_check_refusal(self, code: str, lang: str) -> str | None:
+        """For check_types: the text that answers instead of a run, or None
+        when the code may run. A check that does not finish in time refuses
+        the run too (the script may be built to make the checker slow); a
+        missing checker raises CheckerUnavailable, a setup error."""
+        try:
+            checked = self.check(code, lang)
+        except TimeoutError as e:
+            return f"[type check did not finish: {e}; the script was not run]"
+        return None if checked.ok else checked.to_tool_message()
 
     def get_tool_declarations(self, language: str = "typescript", *, names: Sequence[str] | None = None) -> str:
         """The declarations of the tools scripts can call, as a script in
