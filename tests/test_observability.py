@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+import amla_sandbox
+
 pytest.importorskip("opentelemetry.sdk", reason="the otel extra is not installed (pip install 'amla-sandbox[otel]')")
 
 from opentelemetry import metrics, trace  # noqa: E402
@@ -42,7 +44,9 @@ from _netserver import serve  # noqa: E402
 pytestmark = pytest.mark.skipif(not _wasm.is_wasm_available(), reason="the WASM guests are not built")
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+# The package under test (the checkout after an in-place build, or the installed one): a child
+# process must import the same one, never the checkout's uncompiled sources.
+PACKAGE_ROOT = Path(amla_sandbox.__file__).resolve().parent.parent
 
 # One SDK for the whole process (the global providers are set once).
 EXPORTER = InMemorySpanExporter()
@@ -325,7 +329,7 @@ def test_without_the_sdk_nothing_is_imported_or_recorded(tmp_path: Path) -> None
         print(sb._rt()._run.trace)
         """
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE_ROOT), os.environ.get("PYTHONPATH", "")])}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["[]", "None", "None"]
