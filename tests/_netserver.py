@@ -128,6 +128,12 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256
 
 
+def local_policy(*allow: Any, **extra: Any) -> dict[str, Any]:
+    """A network policy (dict form) allowing `allow` and reaching 127.0.0.1, where these
+    servers listen; `extra` adds or replaces fields."""
+    return {"allow": list(allow), "allow_private": ["127.0.0.1"], **extra}
+
+
 def serve(tls: bool = False) -> Server:
     """Start a server on 127.0.0.1 on a free port (HTTPS when tls)."""
     server = Server(url="", port=0, ca_pem=None)

@@ -16,6 +16,7 @@ from amla_sandbox import Sandbox, create_sandbox_tool
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _netserver import Server, serve  # noqa: E402
+from _netserver import local_policy as policy  # noqa: E402
 
 SECRET = "s3cr3t-token-value-42"
 
@@ -30,10 +31,6 @@ def http() -> Any:
 def https() -> Any:
     with serve(tls=True) as s:
         yield s
-
-
-def policy(*allow: Any, **extra: Any) -> dict[str, Any]:
-    return {"allow": list(allow), "allow_private": ["127.0.0.1"], **extra}
 
 
 def run(sb: Sandbox, code: str) -> Any:

@@ -19,6 +19,7 @@ from amla_sandbox import Sandbox
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _netserver import Server, serve  # noqa: E402
+from _netserver import local_policy as policy  # noqa: E402
 
 SECRET = "s3cr3t-py-token-value-77"
 # The pure-Python packages requests and httpx need (httpcore, anyio and h11 are never imported:
@@ -50,10 +51,6 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
             pytest.skip(f"{name} is not installed in the test environment (pip install '.[test]')")
         shutil.copytree(src, out / name, ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
     return out
-
-
-def policy(*allow: Any, **extra: Any) -> dict[str, Any]:
-    return {"allow": list(allow), "allow_private": ["127.0.0.1"], **extra}
 
 
 def run(sb: Sandbox, code: str) -> Any:

@@ -18,6 +18,7 @@ from amla_sandbox import HttpRule, NetworkPolicy, Sandbox, create_sandbox_tool
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _netserver import Server, serve  # noqa: E402
+from _netserver import local_policy as policy  # noqa: E402
 
 SECRET = "s3cr3t-shell-token-77"
 
@@ -32,10 +33,6 @@ def http() -> Any:
 def https() -> Any:
     with serve(tls=True) as s:
         yield s
-
-
-def policy(*allow: Any, **extra: Any) -> dict[str, Any]:
-    return {"allow": list(allow), "allow_private": ["127.0.0.1"], **extra}
 
 
 def sh(sb: Sandbox, script: str) -> tuple[int, str, str]:
