@@ -269,15 +269,13 @@ func (r *Run) endRequests() {
 	}
 }
 
-// holdHTTP charges an answer of n bytes, held by the host until its guest
-// takes it, against memory_limit together with the tool requests waiting
-// and the other answers not yet taken: a script that starts many large
+// holdHTTP sets request id's charge to n bytes (replacing what it held):
+// the bytes of its response the host holds until the guest takes the
+// answer, charged against memory_limit with the tool requests waiting and
+// the other answers not yet taken, so a script that starts many large
 // downloads without reading them gets refusals, not a host holding them
-// all.
-//
-// holdHTTP sets request id's charge to n bytes (replacing what it held);
-// it refuses when n is more than the charge held and that would pass the
-// limit.
+// all. It refuses when n is more than the charge held and that would pass
+// the limit.
 func (r *Run) holdHTTP(id, n int64) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
