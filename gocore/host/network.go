@@ -23,6 +23,7 @@ package host
 // A run's requests are cancelled when the run ends.
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -135,7 +136,7 @@ func (p *proc) submitHTTP(id int64, params json.RawMessage) (int64, error) {
 		return refuseWith(method, shown, err, refusedBy(err))
 	}
 	var req wire.HTTPRequest
-	dec := json.NewDecoder(strings.NewReader(string(params)))
+	dec := json.NewDecoder(bytes.NewReader(params))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		return refuse(wire.MethodHTTP, json.RawMessage("{}"), &netpolicy.Refusal{Check: netpolicy.CheckURL,
