@@ -68,3 +68,69 @@ func TestWithoutKeepStateEveryRunIsFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveSessionTravels checks that a kept instance's state goes with a
+// snapshot into another sandbox and with a fork (the test guest's counter
+// goes on from where it was), that each copy is then independent, and
+// that sandboxes which cannot take the state refuse it, changing nothing.
+func TestLiveSessionTravels(t *testing.T) {
+	newKeep := func(t *testing.T, cfg Config) *Sandbox {
+		t.Helper()
+		cfg.KeepState = true
+		sb, err := NewSandbox(testSnapGuest, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sb.Close() })
+		return sb
+	}
+	count := func(t *testing.T, sb *Sandbox, want string) {
+		t.Helper()
+		if res := run(t, sb, "counter", nil); res.Stdout != want {
+			t.Fatalf("counter: %q, want %q (%+v)", res.Stdout, want, res)
+		}
+	}
+	src := newKeep(t, Config{})
+	count(t, src, "1\n")
+	count(t, src, "2\n")
+	for _, compress := range []bool{false, true} {
+		data, err := src.Snapshot(SnapshotOptions{Compress: compress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := newKeep(t, Config{})
+		if err := dst.Restore(data); err != nil {
+			t.Fatal(err)
+		}
+		count(t, dst, "3\n")
+		count(t, dst, "4\n")
+
+		// Without keep_state the snapshot is refused, before its files
+		// are written.
+		plain := newSnapSandbox(t, Limits{})
+		if err := plain.Restore(data); err == nil || !strings.Contains(err.Error(), "keep_state=True") {
+			t.Fatalf("restore into a sandbox without keep_state: %v", err)
+		}
+		count(t, plain, "1\n")
+	}
+	count(t, src, "3\n") // the copies did not touch the original
+
+	fork := newKeep(t, Config{})
+	if err := src.CopyTo(fork); err != nil {
+		t.Fatal(err)
+	}
+	count(t, fork, "4\n")
+	count(t, fork, "5\n")
+	count(t, src, "4\n")
+
+	// A snapshot without a session restores fresh interpreters.
+	empty := newKeep(t, Config{})
+	data, err := empty.Snapshot(SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Restore(data); err != nil {
+		t.Fatal(err)
+	}
+	count(t, src, "1\n")
+}

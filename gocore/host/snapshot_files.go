@@ -197,6 +197,22 @@ func (s *Sandbox) snapshotLocked(opt SnapshotOptions) ([]byte, error) {
 	if b, ok := s.budgetsLeft(); ok {
 		w.Budgets(b)
 	}
+	// A kept interpreter's state (keep_live.go): its ranges point into
+	// the instance's memory until the writer has copied them.
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	states, err := s.liveStatesLocked()
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	if len(states) > 0 {
+		sessions := make([]snapshot.Session, len(states))
+		ranges := make([][]snapshot.Range, len(states))
+		for i, st := range states {
+			sessions[i], ranges[i] = st.session, st.ranges
+		}
+		w.Sessions(sessions, ranges)
+	}
 	return w.Finish(), nil
 }
 
@@ -256,10 +272,26 @@ func (s *Sandbox) Restore(data []byte) error {
 	if !ok && len(ps.Budgets) > 0 {
 		return errors.New("restore: the snapshot limits tool calls, and this sandbox's authorizer keeps no budgets")
 	}
+	for i := range ps.Sessions {
+		if err := s.checkLive(&ps.Sessions[i]); err != nil {
+			return fmt.Errorf("restore: %w", err)
+		}
+	}
 	if err := s.lockIdle("restore"); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
+	// Sessions are made before the files change, so a session that
+	// cannot be restored leaves the sandbox as it was.
+	var live []*instance
+	for i := range ps.Sessions {
+		in, err := s.liveFromSnapshot(&ps.Sessions[i])
+		if err != nil {
+			closeAll(live)
+			return fmt.Errorf("restore: %w", err)
+		}
+		live = append(live, in)
+	}
 	err = s.replaceFiles(func(w *treeWriter) error {
 		dw := snapshot.NewDigest()
 		for i := range ps.Entries {
@@ -278,8 +310,11 @@ func (s *Sandbox) Restore(data []byte) error {
 		return ps.CheckDigest(dw.Sum())
 	})
 	if err != nil {
+		closeAll(live)
 		return fmt.Errorf("restore: %w", err)
 	}
+	// The interpreters are the snapshot's: none when it holds none.
+	s.installLive(live)
 	if ok {
 		s.capBudgets(ps.Budgets)
 	}
@@ -441,6 +476,9 @@ func (s *Sandbox) CopyTo(dst *Sandbox) error {
 	}
 	if from, ok := s.budgetsLeft(); ok {
 		dst.capBudgets(from)
+	}
+	if err := s.copyLiveTo(dst); err != nil {
+		return fmt.Errorf("fork: %w", err)
 	}
 	return nil
 }

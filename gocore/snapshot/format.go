@@ -9,6 +9,7 @@ package snapshot
 //	               (method 0: size bytes as they are; 1: uvarint length,
 //	               then that many bytes of DEFLATE that inflate to size)
 //	  3 budget:    key · calls left
+//	  4 session:   a kept interpreter's state (session.go)
 //	  0 end
 //	files digest (32 bytes) · trailer (32 bytes)
 //
@@ -158,7 +159,10 @@ func ParentOf(p string) string {
 type Parsed struct {
 	Entries []Entry
 	Budgets map[string]int64
-	Digest  [32]byte
+	// Sessions are the live interpreter states of a sandbox that keeps
+	// state, sorted by language (session.go).
+	Sessions []Session
+	Digest   [32]byte
 	// Cost is what the disk quota charges for the files once restored
 	// (the host's measure of a sandbox holding them).
 	Cost int64
@@ -175,11 +179,12 @@ func (p *Parsed) CheckDigest(got [32]byte) error {
 
 // rawRecord is one record as framed, before its meaning is checked.
 type rawRecord struct {
-	at  int // byte offset
-	tag byte
-	e   Entry  // directory and file records
-	key string // budget records
-	n   uint64 // a budget's calls left; a file's declared size
+	at   int // byte offset
+	tag  byte
+	e    Entry   // directory and file records
+	key  string  // budget records
+	n    uint64  // a budget's calls left; a file's declared size
+	sess Session // session records
 }
 
 // frameSnapshot checks a snapshot's trailer under key, then splits its
@@ -277,6 +282,10 @@ func walkSnapRecords(body []byte, skel hash.Hash, emit func(rawRecord)) (int, er
 			if rec.n, err = r.Uvarint("budget of " + rec.key); err != nil {
 				return 0, err
 			}
+		case recSession:
+			if rec.sess, err = readSession(r); err != nil {
+				return 0, err
+			}
 		default:
 			return 0, Errorf("snapshot damaged at byte %d: unknown record type %d", rec.at, rec.tag)
 		}
@@ -312,8 +321,19 @@ func Parse(data, key []byte) (*Parsed, error) {
 	ps.Cost = wire.DiskEntryCost
 	dirs := map[string]bool{}
 	prev, prevKey := "", ""
-	seenBudget := false
+	seenBudget, prevLang := false, ""
 	for _, rec := range recs {
+		if rec.tag == recSession {
+			if prevLang != "" && rec.sess.Language <= prevLang {
+				return nil, Errorf("snapshot: the %s session comes after the %s one (languages must be unique and sorted)", rec.sess.Language, prevLang)
+			}
+			ps.Sessions = append(ps.Sessions, rec.sess)
+			prevLang = rec.sess.Language
+			continue
+		}
+		if prevLang != "" {
+			return nil, Errorf("snapshot at byte %d: a record after the sessions", rec.at)
+		}
 		if rec.tag == recBudget {
 			seenBudget = true
 			if prevKey != "" && rec.key <= prevKey {

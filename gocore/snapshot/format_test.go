@@ -192,7 +192,7 @@ func TestParseHostile(t *testing.T) {
 		{"path traversal", base().File("workspace/../../../etc/x", 0o644, 1, 0, []byte("x")).Done(nil), `component ".."`},
 		{"absolute path", base().File("/etc/passwd", 0o644, 1, 0, []byte("x")).Done(nil), "absolute path"},
 		{"outside the sandbox dirs", newSnap().Dir("etc", 0o755).Done(nil), "outside /tmp and /workspace"},
-		{"symlink record", base().Raw(4).Done(nil), "unknown record type 4"},
+		{"symlink record", base().Raw(9).Done(nil), "unknown record type 9"},
 		{"device file bits", base().File("workspace/dev", 0o20644, 0, 0, nil).Done(nil), "has mode"},
 		{"setuid", base().File("workspace/s", 0o4755, 0, 0, nil).Done(nil), "has mode"},
 		{"NUL in a name", base().File("workspace/a\x00b", 0o644, 0, 0, nil).Done(nil), "NUL"},
@@ -241,6 +241,7 @@ func TestCostBeforeInflating(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add(newSnap().Dir("tmp", 0o755).Dir("workspace", 0o755).File("workspace/a", 0o644, 1, 0, []byte("x")).Done(nil))
 	f.Add([]byte(snapshot.Magic))
+	f.Add(newSnap().Dir("tmp", 0o755).Dir("workspace", 0o755).Session("python", [32]byte{}, 64<<10, [][2]uint64{{0, 5}}, 1, []byte{0, 2, 'h', 'i', 9, 1, 'x'}).Done(nil))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Fuzzed bytes are resealed under the key, so they reach every
 		// check after authentication.
@@ -258,6 +259,18 @@ func FuzzParse(f *testing.F) {
 		for _, e := range ps.Entries {
 			if err := snapshot.CheckPath(e.Path); err != nil {
 				t.Fatalf("accepted %q: %v", e.Path, err)
+			}
+		}
+		for i := range ps.Sessions {
+			s := &ps.Sessions[i]
+			err := s.Ranges(func(off uint64, data []byte) error {
+				if off+uint64(len(data)) > s.MemorySize {
+					t.Fatalf("a range of %d bytes at %d past a memory of %d", len(data), off, s.MemorySize)
+				}
+				return nil
+			})
+			if err != nil && !errors.Is(err, snapshot.ErrInvalid) {
+				t.Fatalf("error %v does not wrap ErrInvalid", err)
 			}
 		}
 	})

@@ -21,10 +21,11 @@ import (
 
 // The format's record tags and file methods (docs/durable.md).
 const (
-	RecEnd    = 0
-	RecDir    = 1
-	RecFile   = 2
-	RecBudget = 3
+	RecEnd     = 0
+	RecDir     = 1
+	RecFile    = 2
+	RecBudget  = 3
+	RecSession = 4
 
 	MethodStored  = 0
 	MethodDeflate = 1
@@ -204,8 +205,70 @@ func skeleton(body []byte, h hash.Hash) bool {
 			if _, ok := uv(); !ok {
 				return false
 			}
+		case RecSession:
+			// language · guest · memory size · globals · raw length ·
+			// method · state, all of it in the skeleton.
+			n, ok := uv()
+			if !ok || !skip(n) || !skip(32) {
+				return false
+			}
+			if _, ok := uv(); !ok {
+				return false
+			}
+			globals, ok := uv()
+			if !ok || globals > 1024 {
+				return false
+			}
+			for i := uint64(0); i < globals; i++ {
+				if !skip(1) {
+					return false
+				}
+				if _, ok := uv(); !ok {
+					return false
+				}
+			}
+			size, ok := uv()
+			if !ok || off >= len(body) {
+				return false
+			}
+			method := body[off]
+			off++
+			switch method {
+			case MethodStored:
+			case MethodDeflate:
+				if size, ok = uv(); !ok {
+					return false
+				}
+			default:
+				return false
+			}
+			if !skip(size) {
+				return false
+			}
 		default:
 			return false
 		}
 	}
+}
+
+// Session adds a session record as it is given: raw is its raw state
+// (ranges as gaps, lengths and bytes), stored with method (deflated here
+// when method is MethodDeflate); globals are (kind, bits) pairs.
+func (s *Builder) Session(language string, guest [32]byte, memSize uint64, globals [][2]uint64, method byte, raw []byte) *Builder {
+	rec := durable.AppendString([]byte{RecSession}, language)
+	rec = append(rec, guest[:]...)
+	rec = binary.AppendUvarint(rec, memSize)
+	rec = binary.AppendUvarint(rec, uint64(len(globals)))
+	for _, g := range globals {
+		rec = binary.AppendUvarint(append(rec, byte(g[0])), g[1])
+	}
+	rec = binary.AppendUvarint(rec, uint64(len(raw)))
+	rec = append(rec, method)
+	if method == MethodDeflate {
+		rec = durable.AppendBytes(rec, Deflate(raw))
+	} else {
+		rec = append(rec, raw...)
+	}
+	s.put(rec...)
+	return s
 }

@@ -1,0 +1,180 @@
+"""A kept session's live state in snapshots and forks (docs/sessions.md):
+`snapshot()` of a `keep_state=True` sandbox holds each language's
+interpreter, so `Sandbox.from_snapshot` (in another process too) and
+`fork()` go on with its variables, functions, classes and imports."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import amla_sandbox
+from amla_sandbox import Sandbox, create_sandbox_tool
+
+KEY = b"live-session-test-key-0123456789"
+
+SETUP_PY = """
+import statistics
+scores = [3, 5, 8]
+def mean():
+    return statistics.mean(scores)
+class Box:
+    def __init__(self, n):
+        self.n = n
+box = Box(7)
+statistics.median = lambda *a, **k: "patched"
+"""
+SETUP_JS = "var seen = new Set(['a']); function note(x) { seen.add(x); return seen.size }; class Pt { constructor(x) { this.x = x } }; const origin = new Pt(3)"
+SETUP_SH = 'export GREETING=hello; greet() { echo "$GREETING $1"; }; mkdir -p work; cd work'
+
+
+def _session() -> Sandbox:
+    sb = Sandbox(keep_state=True, durable_key=KEY)
+    sb.python(SETUP_PY)
+    sb.execute(SETUP_JS)
+    sb.shell(SETUP_SH)
+    sb.shell("echo data > /workspace/kept.txt")
+    return sb
+
+
+def _check_restored(sb: Sandbox) -> None:
+    assert sb.python("print(mean(), box.n, statistics.median([1]))") == "5.333333333333333 7 patched\n"
+    assert sb.execute("console.log(note('b'), origin.x)") == "2 3\n"
+    assert sb.shell("greet there; pwd; cat /workspace/kept.txt") == "hello there\n/workspace/work\ndata\n"
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_snapshot_restores_every_language_in_this_process(compress: bool) -> None:
+    with _session() as sb:
+        data = sb.snapshot(compress=compress)
+    with Sandbox.from_snapshot(data, keep_state=True, durable_key=KEY) as restored:
+        _check_restored(restored)
+
+
+def test_snapshot_restores_in_a_fresh_process(tmp_path: Path) -> None:
+    snap = tmp_path / "session.snap"
+    with _session() as sb:
+        snap.write_bytes(sb.snapshot(compress=True))
+    child = textwrap.dedent(
+        f"""
+        from amla_sandbox import Sandbox
+        data = open({str(snap)!r}, "rb").read()
+        with Sandbox.from_snapshot(data, keep_state=True, durable_key={KEY!r}) as sb:
+            print(sb.python("print(mean(), box.n)"), end="")
+            print(sb.execute("console.log(note('z'), origin.x)"), end="")
+            print(sb.shell("greet child; pwd"), end="")
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(amla_sandbox.__file__).resolve().parent.parent))
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=240, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "5.333333333333333 7\n2 3\nhello child\n/workspace/work\n"
+
+
+def test_fork_carries_the_session_and_is_independent() -> None:
+    with _session() as sb:
+        fork = sb.fork()
+        with fork:
+            assert fork.python("scores.append(12); mean()") == "7\n"
+            assert fork.execute("note('b'); note('c')") == "3\n"
+            assert fork.shell("GREETING=bye; greet fork") == "bye fork\n"
+            # The original did not see any of it.
+            assert sb.python("mean()") == "5.333333333333333\n"
+            assert sb.execute("note('a')") == "1\n"
+            assert sb.shell("greet orig") == "hello orig\n"
+            # Nor does the fork see what the original does next.
+            sb.python("scores.clear(); scores.append(100)")
+            assert fork.python("mean()") == "7\n"
+
+
+def test_restored_session_is_independent_of_the_original() -> None:
+    with _session() as sb:
+        data = sb.snapshot()
+        with Sandbox.from_snapshot(data, keep_state=True, durable_key=KEY) as a, Sandbox.from_snapshot(
+            data, keep_state=True, durable_key=KEY
+        ) as b:
+            a.python("scores.append(100)")
+            assert b.python("len(scores)") == "3\n"
+            assert sb.python("len(scores)") == "3\n"
+
+
+def test_reset_then_snapshot_holds_no_session() -> None:
+    with _session() as sb:
+        sb.reset()
+        data = sb.snapshot()
+    # No live session: a sandbox without keep_state takes it, files and all.
+    with Sandbox.from_snapshot(data, durable_key=KEY) as plain:
+        assert plain.shell("cat /workspace/kept.txt") == "data\n"
+    with Sandbox.from_snapshot(data, keep_state=True, durable_key=KEY) as kept:
+        assert kept.python("print('scores' in globals())") == "False\n"
+
+
+def test_a_session_needs_keep_state_to_be_restored() -> None:
+    with _session() as sb:
+        data = sb.snapshot()
+    with pytest.raises(ValueError, match=r"live javascript session .*keep_state=True"):
+        Sandbox.from_snapshot(data, durable_key=KEY)
+
+
+def test_a_session_larger_than_the_memory_limit_is_refused() -> None:
+    with Sandbox(keep_state=True, durable_key=KEY) as sb:
+        sb.python("blob = bytearray(40 * 1024 * 1024)")
+        data = sb.snapshot(compress=True)
+    with pytest.raises(ValueError, match=r"python session holds \d+ bytes of memory, more than this sandbox's memory_limit=33554432"):
+        Sandbox.from_snapshot(data, keep_state=True, durable_key=KEY, memory_limit=32 * 1024 * 1024)
+    # With room for it, the state is there.
+    with Sandbox.from_snapshot(data, keep_state=True, durable_key=KEY) as ok:
+        assert ok.python("len(blob)") == str(40 * 1024 * 1024) + "\n"
+
+
+def test_an_edited_session_is_refused() -> None:
+    with Sandbox(keep_state=True, durable_key=KEY) as sb:
+        sb.python("secret_marker = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'")
+        data = bytearray(sb.snapshot())
+    at = data.find(b"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+    assert at > 0, "the session's memory holds the string as it is"
+    data[at] = ord("B")
+    with pytest.raises(ValueError, match="authentication failed"):
+        Sandbox.from_snapshot(bytes(data), keep_state=True, durable_key=KEY)
+
+
+def test_a_session_from_another_key_is_refused() -> None:
+    with _session() as sb:
+        data = sb.snapshot()
+    with pytest.raises(ValueError, match="authentication failed"):
+        Sandbox.from_snapshot(data, keep_state=True, durable_key=b"another-key-0123456789abcdef0123")
+
+
+def test_the_tool_keeps_its_session_through_a_snapshot() -> None:
+    tool = create_sandbox_tool(keep_state=True)
+    try:
+        tool.run("x = 20", language="python")
+        data = tool.sandbox.snapshot()
+    finally:
+        tool.sandbox.close()
+    with Sandbox.from_snapshot(data, keep_state=True) as sb:
+        assert sb.python("x * 2 + 2") == "42\n"
+
+
+def test_budgets_and_session_travel_together() -> None:
+    def ping() -> str:
+        return "pong"
+
+    tool = create_sandbox_tool(tools=[ping], max_calls=3, keep_state=True)
+    try:
+        tool.run("first = ping()\nprint(first)", language="python")
+        data = tool.sandbox.snapshot()
+    finally:
+        tool.sandbox.close()
+    restored = create_sandbox_tool(tools=[ping], max_calls=3, keep_state=True, snapshot=data)
+    try:
+        assert restored.run("print(first)", language="python") == "pong\n"
+        out = restored.run("print(ping(), ping())\nprint(ping())", language="python")
+        assert "pong pong" in out and ("budget" in out.lower() or "exceeded" in out.lower() or "limit" in out.lower()), out
+    finally:
+        restored.sandbox.close()
