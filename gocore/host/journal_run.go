@@ -229,6 +229,9 @@ func (d *durableRun) begin(s *Sandbox, o RunOptions) error {
 	}
 	d.head = Journal{Input: d.r.input, Limits: journal.Limits(s.cfg.Limits), Packages: o.Packages}
 	if j := d.src; j != nil {
+		if j.Input.KeepState != s.cfg.KeepState {
+			return fmt.Errorf("replay: the journal was recorded in a sandbox made with keep_state=%s; replay it in one made the same way", pyBool(j.Input.KeepState))
+		}
 		// The files must be the journal's start state.
 		have, err := s.knownOrWalkDigest()
 		if err != nil {
@@ -236,6 +239,12 @@ func (d *durableRun) begin(s *Sandbox, o RunOptions) error {
 		}
 		if have != j.FilesDigest {
 			return fmt.Errorf("replay: this sandbox's files are not the journal's start state (files digest %x..., the journal's %x...); restore the journal's start snapshot first", have[:8], j.FilesDigest[:8])
+		}
+		if s.cfg.KeepState {
+			// The interpreters start as the recorded run's did.
+			if err := s.liveFromJournal(j.Snapshot); err != nil {
+				return fmt.Errorf("replay: %w", err)
+			}
 		}
 		d.head.Snapshot, d.head.FilesDigest, d.head.Budgets = j.Snapshot, j.FilesDigest, j.Budgets
 		d.head.Packages = j.Packages
@@ -246,6 +255,9 @@ func (d *durableRun) begin(s *Sandbox, o RunOptions) error {
 		d.head.Budgets = b
 	}
 	if o.RecordStart == StartDigest {
+		if s.hasKept() {
+			return errors.New(`record: record="digest" keeps only the files' digest, not the state of this sandbox's kept interpreters (keep_state): record with record=True`)
+		}
 		dg, err := s.knownOrWalkDigest()
 		if err != nil {
 			return fmt.Errorf("record: %w", err)
@@ -406,4 +418,12 @@ func jsonFrame(a wire.ToolAnswer) []byte {
 	header, _ := json.Marshal(wire.AnswerHeader{ID: a.ID, OK: a.OK, Code: a.Code, Error: a.Error})
 	data := make([]byte, 0, len(header)+1+len(a.Result))
 	return append(append(append(data, header...), '\n'), a.Result...)
+}
+
+// pyBool spells b as Python does, for messages about Python arguments.
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
 }

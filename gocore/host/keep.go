@@ -1,7 +1,6 @@
 package host
 
 import (
-	"errors"
 	"fmt"
 
 	"amlasandbox/gocore/wire"
@@ -30,13 +29,10 @@ import (
 // long-lived interpreter.
 //
 // Child processes (shell() from a script, node or python from the shell)
-// never keep state: each starts on an instance of its own. Journaled runs
-// (record, replay) cannot use kept instances: a journal's replay starts
-// from the snapshot state, which a kept instance is not.
-
-// errKeepJournal refuses a journaled run in a sandbox that keeps state.
-var errKeepJournal = errors.New("start: keep_state cannot be combined with recorded or replayed runs (record=, replay) yet: " +
-	"a journal replays from the guest's fresh state, which a kept session is not")
+// never keep state: each starts on an instance of its own. A journaled
+// run (record, replay) in a kept session starts from the session: the
+// journal's start snapshot holds the kept instances' state (keep_live.go),
+// and a replay restores it before running.
 
 // takeKept returns the kept instance of language, set up as p (the run's
 // own process), or nil when there is none. It notes in the run which

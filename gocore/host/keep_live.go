@@ -161,12 +161,17 @@ func (s *Sandbox) checkLive(sess *snapshot.Session) error {
 	return nil
 }
 
-// buildLive makes an instance holding sess, whose memory fill writes (it
-// is handed the instance's memory, already of sess.MemorySize bytes and in
-// its fresh state). The instance is not yet any run's or kept.
-func (s *Sandbox) buildLive(sess *snapshot.Session, fill func(mem []byte) error) (*instance, error) {
+// buildLive makes an instance for p holding sess, whose memory fill
+// writes (it is handed the instance's memory, already of sess.MemorySize
+// bytes and in its fresh state). p nil makes one for no run yet: to be
+// kept, its memory limit the sandbox's.
+func (s *Sandbox) buildLive(sess *snapshot.Session, p *proc, memLimit int64, fill func(mem []byte) error) (*instance, error) {
 	lang := sess.Language
-	in := s.newInstance(lang, &proc{depth: 0, pending: map[int64]bool{}}, s.cfg.Limits.MemoryLimit)
+	forRun := p != nil
+	if !forRun {
+		p, memLimit = &proc{depth: 0, pending: map[int64]bool{}}, s.cfg.Limits.MemoryLimit
+	}
+	in := s.newInstance(lang, p, memLimit)
 	fail := func(err error) (*instance, error) {
 		in.close()
 		return nil, fmt.Errorf("restoring the %s session: %w", lang, err)
@@ -202,21 +207,85 @@ func (s *Sandbox) buildLive(sess *snapshot.Session, fill func(mem []byte) error)
 			return fail(fmt.Errorf("setting global %s: %w", in.g.resetGlobals[i], err))
 		}
 	}
-	// Between runs the store's epoch callback is the parked switch, as
-	// for every kept instance.
-	parked.attach(in.store)
-	in.returned = true
+	if !forRun {
+		// Between runs the store's epoch callback is the parked switch,
+		// as for every kept instance.
+		parked.attach(in.store)
+		in.returned = true
+	}
 	return in, nil
+}
+
+// rebuildKept moves a kept instance's state into a new instance made for
+// the run of p: a journaled run needs an instance whose WASI functions go
+// through the journal (replay_wasi.go), and any other run one whose do
+// not. kept is closed. On failure the instance returned carries the error
+// (as newInstance's do), for the run to report.
+func (s *Sandbox) rebuildKept(kept *instance, p *proc, memLimit int64) *instance {
+	defer kept.close()
+	st, err := captureLive(kept)
+	if err == nil {
+		var in *instance
+		if in, err = s.buildLive(&st.session, p, memLimit, fillFrom(st.ranges)); err == nil {
+			return in
+		}
+	}
+	return &instance{language: kept.language, p: p, err: fmt.Errorf("keeping the %s session for this run: %w", kept.language, err)}
+}
+
+// fillFrom writes ranges into a memory.
+func fillFrom(ranges []snapshot.Range) func(mem []byte) error {
+	return func(mem []byte) error {
+		for _, r := range ranges {
+			copy(mem[r.Off:], r.Data)
+		}
+		return nil
+	}
 }
 
 // liveFromSnapshot makes an instance holding a parsed session.
 func (s *Sandbox) liveFromSnapshot(sess *snapshot.Session) (*instance, error) {
-	return s.buildLive(sess, func(mem []byte) error {
+	return s.buildLive(sess, nil, 0, func(mem []byte) error {
 		return sess.Ranges(func(off uint64, data []byte) error {
 			copy(mem[off:], data)
 			return nil
 		})
 	})
+}
+
+// liveFromJournal makes the kept instances a journal's start state
+// holds (its start snapshot's sessions; none when it kept only the files'
+// digest) the sandbox's, for a replay of it. s.mu is held, no run in
+// progress.
+func (s *Sandbox) liveFromJournal(snap []byte) error {
+	var live []*instance
+	if len(snap) > 0 {
+		ps, err := snapshot.Parse(snap, s.durableKey())
+		if err != nil {
+			return err
+		}
+		for i := range ps.Sessions {
+			err := s.checkLive(&ps.Sessions[i])
+			var in *instance
+			if err == nil {
+				in, err = s.liveFromSnapshot(&ps.Sessions[i])
+			}
+			if err != nil {
+				closeAll(live)
+				return err
+			}
+			live = append(live, in)
+		}
+	}
+	s.installLive(live)
+	return nil
+}
+
+// hasKept reports whether the sandbox holds a kept instance.
+func (s *Sandbox) hasKept() bool {
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	return len(s.kept) > 0
 }
 
 // installLive makes ins the sandbox's kept instances, dropping the ones it
@@ -257,12 +326,7 @@ func (s *Sandbox) copyLiveTo(dst *Sandbox) error {
 		err = dst.checkLive(&st.session)
 		if err == nil {
 			var in *instance
-			in, err = dst.buildLive(&st.session, func(mem []byte) error {
-				for _, r := range st.ranges {
-					copy(mem[r.Off:], r.Data)
-				}
-				return nil
-			})
+			in, err = dst.buildLive(&st.session, nil, 0, fillFrom(st.ranges))
 			made = append(made, in)
 		}
 		if err != nil {

@@ -134,3 +134,67 @@ func TestLiveSessionTravels(t *testing.T) {
 	}
 	count(t, src, "1\n")
 }
+
+// TestJournaledRunsInAKeptSession checks that a recorded run in a kept
+// session starts from the session and leaves it for the next run, that
+// its journal replays in another kept sandbox from the same state (the
+// start snapshot holds the session), and that the combinations that
+// cannot hold are refused by name.
+func TestJournaledRunsInAKeptSession(t *testing.T) {
+	newKeep := func(t *testing.T) *Sandbox {
+		t.Helper()
+		sb, err := NewSandbox(testSnapGuest, Config{KeepState: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sb.Close() })
+		return sb
+	}
+	count := func(t *testing.T, sb *Sandbox, want string) {
+		t.Helper()
+		if res := run(t, sb, "counter", nil); res.Stdout != want {
+			t.Fatalf("counter: %q, want %q (%+v)", res.Stdout, want, res)
+		}
+	}
+	sb := newKeep(t)
+	count(t, sb, "1\n")
+	count(t, sb, "2\n")
+	r := startDurable(t, sb, RunOptions{Language: "shell", Code: "counter", Record: true})
+	if res := driveAll(t, r, nil, nil); res.Stdout != "3\n" {
+		t.Fatalf("recorded run: %+v", res)
+	}
+	data := journalOf(t, r)
+	count(t, sb, "4\n") // the session goes on after the journaled run
+
+	j := decode(t, data)
+	if !j.Input.KeepState {
+		t.Fatal("the journal does not say it was recorded in a kept session")
+	}
+	again := newKeep(t)
+	if err := again.Restore(j.Snapshot); err != nil {
+		t.Fatal(err)
+	}
+	count(t, again, "3\n") // the start snapshot holds the session as it was
+	again = newKeep(t)
+	if err := again.Restore(j.Snapshot); err != nil {
+		t.Fatal(err)
+	}
+	again.ResetState() // the replay itself puts the journal's session back
+	r2 := startDurable(t, again, RunOptions{Replay: j})
+	if res := driveAll(t, r2, nil, nil); res.Stdout != "3\n" {
+		t.Fatalf("replayed run: %+v", res)
+	}
+	count(t, again, "4\n")
+
+	plain := newSnapSandbox(t, Limits{})
+	if err := plain.Restore(j.Snapshot); err == nil || !strings.Contains(err.Error(), "keep_state=True") {
+		t.Fatalf("restoring a kept session's start snapshot without keep_state: %v", err)
+	}
+	if _, err := plain.StartDurable(RunOptions{Replay: decode(t, data)}); err == nil || !strings.Contains(err.Error(), "keep_state=True") {
+		t.Fatalf("replay outside a kept session: %v", err)
+	}
+	if _, err := sb.StartDurable(RunOptions{Language: "shell", Code: "counter", Record: true, RecordStart: StartDigest}); err == nil || !strings.Contains(err.Error(), `record="digest"`) {
+		t.Fatalf("a digest-only journal of a kept session: %v", err)
+	}
+	count(t, sb, "5\n")
+}

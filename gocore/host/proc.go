@@ -232,6 +232,9 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	var inst *instance
 	if p.depth == 0 && in.KeepState {
 		inst = r.sb.takeKept(in.Language, p)
+		if inst != nil && (inst.shim != nil) != r.dur.journaled() {
+			inst = r.sb.rebuildKept(inst, p, memLimit)
+		}
 	}
 	if p.depth == 0 && inst == nil {
 		inst = r.sb.takeSpare(in.Language, p)

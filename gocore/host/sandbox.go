@@ -249,16 +249,13 @@ func (s *Sandbox) start(in wire.Input, stream bool, begin func(*Run) error) (*Ru
 		return nil, fmt.Errorf("start: %w", err)
 	}
 	r := newRun(s, in, stream)
+	// Before the journal (if any) takes the run's input: a journal says
+	// whether it was recorded in a kept session.
+	r.input.KeepState = s.cfg.KeepState
 	if begin != nil {
 		if err := begin(r); err != nil {
 			return nil, err
 		}
-	}
-	if s.cfg.KeepState {
-		if r.dur.journaled() {
-			return nil, errKeepJournal
-		}
-		r.input.KeepState = true
 	}
 	s.forgetDigest()
 	s.disk.forget()

@@ -188,7 +188,16 @@ func (j *Journal) appendMeta(b []byte) []byte {
 	b = durable.AppendString(b, j.Input.Language)
 	b = durable.AppendString(b, j.Input.Code)
 	b = durable.AppendString(b, j.Input.Stdin)
-	b = appendBool(b, j.Input.HasStdin)
+	// One byte of flags: bit 0 the input has stdin, bit 1 the run was in
+	// a kept session (keep_state). Journals before keep_state have 0 or 1.
+	flags := byte(0)
+	if j.Input.HasStdin {
+		flags |= 1
+	}
+	if j.Input.KeepState {
+		flags |= 2
+	}
+	b = append(b, flags)
 	tools, _ := json.Marshal(j.Input.Tools)
 	b = durable.AppendBytes(b, tools)
 	b = binary.AppendUvarint(b, uint64(j.Input.MaxCallStack))
@@ -345,11 +354,14 @@ func (j *Journal) decodeMeta(meta []byte) (unreceived uint64, err error) {
 	if in.Stdin, err = r.String(maxText, "stdin"); err != nil {
 		return 0, err
 	}
-	b, err := r.Byte("has stdin")
+	b, err := r.Byte("flags")
 	if err != nil {
 		return 0, err
 	}
-	in.HasStdin = b == 1
+	if b > 3 {
+		return 0, journalErr("unknown flags %#x", b)
+	}
+	in.HasStdin, in.KeepState = b&1 != 0, b&2 != 0
 	tools, err := r.String(maxText, "tools")
 	if err != nil {
 		return 0, err
