@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 import amla_sandbox
-from amla_sandbox import _wasm
 from amla_sandbox.capabilities import (
     METHOD_CAPABILITY_TYPE,
     TOOL_CALL_CAP_TYPE,
@@ -539,8 +538,6 @@ def test_top_level_exports(api: Api) -> None:
 
 # -- Budgets and can_call through a Runtime (§2.7, §15) ------------------------------------------
 
-needs_engine = pytest.mark.skipif(not _wasm.is_wasm_available(), reason="the WASM guest is not built")
-
 
 def runtime_with(caps: list[ToolCallCap]) -> Any:
     from amla_sandbox import Runtime, RuntimeConfig
@@ -556,7 +553,6 @@ def runtime_with(caps: list[ToolCallCap]) -> Any:
     )
 
 
-@needs_engine
 def test_runtime_budgets_and_can_call(api: Api) -> None:
     rt = runtime_with(
         [
@@ -575,7 +571,6 @@ def test_runtime_budgets_and_can_call(api: Api) -> None:
         rt.close()
 
 
-@needs_engine
 def test_runtime_replaced_capabilities(api: Api) -> None:
     rt = runtime_with([api.cls("**")])
     try:
@@ -598,7 +593,6 @@ def test_runtime_replaced_capabilities(api: Api) -> None:
         rt.close()
 
 
-@needs_engine
 def test_runtime_can_call_with_constraint(api: Api) -> None:
     rt = runtime_with([api.cls("api/*", ConstraintSet([Constraint.le("limit", 100)]))])
     try:
@@ -702,7 +696,6 @@ def test_policy_json_tags_each_capability_with_its_class() -> None:
     ]
 
 
-@needs_engine
 def test_budget_keys_in_each_capabilitys_own_format(api: Api) -> None:
     other = APIS[1] if api is APIS[0] else APIS[0]
     rt = runtime_with([api.cls("z/*", max_calls=2), other.cls("a/*", max_calls=5), api.cls("u/*")])
@@ -722,7 +715,6 @@ def test_budget_keys_in_each_capabilitys_own_format(api: Api) -> None:
         rt.close()
 
 
-@needs_engine
 def test_same_pattern_in_both_classes_shares_one_budget(api: Api) -> None:
     other = APIS[1] if api is APIS[0] else APIS[0]
     # The last limited capability with the pattern sets the counter and the

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from amla_sandbox import _wasm
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -59,7 +58,6 @@ def _script(path: Path) -> str:
     return "\n".join(parts) + "\n"
 
 
-@pytest.mark.skipif(not _wasm.is_wasm_available(), reason="the WASM guest is not built")
 @pytest.mark.parametrize("path", [p for p in DOCS if python_blocks(p)], ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_python_blocks_run(path: Path, tmp_path: Path) -> None:
     for line, _code, skip in python_blocks(path):
@@ -72,7 +70,6 @@ def test_python_blocks_run(path: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0, f"block at {where} failed:\n{proc.stderr}\n{proc.stdout[-2000:]}"
 
 
-@pytest.mark.skipif(not _wasm.is_wasm_available(), reason="the WASM guest is not built")
 def test_langgraph_example_runs_the_current_agent_constructor(tmp_path: Path) -> None:
     pytest.importorskip("langchain.agents")
     pytest.importorskip("langgraph")
