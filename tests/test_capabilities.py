@@ -1,5 +1,5 @@
-"""Constraints, constraint sets, Param, capabilities and budgets (API.md
-§2, §15 "Constraints", "MethodCapability", "budgets", "Auth and runtime"),
+"""Constraints, constraint sets, Param, capabilities and budgets, as the
+reference pins them (docs/capabilities.md and docs/compatibility.md),
 plus the hostile inputs of docs/capabilities.md. Capability and budget
 tests run under both reference APIs (tests/_apis.py): 0.1.7's
 MethodCapability with cap:method: keys and 0.2.8's ToolCallCap with
@@ -42,7 +42,7 @@ def message(c: Constraint, params: Any) -> str | None:
     return None
 
 
-# -- Constraint evaluation (§15) ------------------------------------------------
+# -- Constraint evaluation (docs/capabilities.md, "Constraints") ------------------------------------------------
 
 
 def test_le() -> None:
@@ -133,7 +133,7 @@ def test_nested_paths() -> None:
         Constraint.eq("nested/key", "value").evaluate({"nested": {"key": "other"}})
 
 
-# -- Exact messages and attributes (§2.2.3) --------------------------------------------
+# -- Exact messages and attributes (docs/capabilities.md, "Constraints") --------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -378,7 +378,7 @@ def test_set_subsumption() -> None:
     assert parent.subsumes(ConstraintSet())
 
 
-# -- MethodCapability (§15) -----------------------------------------------------------------------
+# -- MethodCapability (docs/capabilities.md) -----------------------------------------------------------------------
 
 
 def test_method_capability_defaults(api: Api) -> None:
@@ -536,7 +536,7 @@ def test_top_level_exports(api: Api) -> None:
     assert constraints_module.Constraint is Constraint
 
 
-# -- Budgets and can_call through a Runtime (§2.7, §15) ------------------------------------------
+# -- Budgets and can_call through a Runtime (docs/capabilities.md, "Budgets") ------------------------------------------
 
 
 def runtime_with(caps: list[ToolCallCap]) -> Any:
@@ -604,7 +604,7 @@ def test_runtime_can_call_with_constraint(api: Api) -> None:
         rt.close()
 
 
-# -- Both APIs at once (API-0.2.md D1-D4) -----------------------------------------------------------
+# -- Both APIs at once (docs/compatibility.md D1-D4) -----------------------------------------------------------
 
 
 def test_the_two_classes_are_one_type() -> None:
