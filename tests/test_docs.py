@@ -97,3 +97,13 @@ def test_readme_uses_the_current_langgraph_agent_constructor() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "create_react_agent(" not in readme
     assert "from langchain.agents import create_agent" in readme and "examples/langgraph_agent.py" in readme
+
+
+def test_the_readme_docs_list_links_every_docs_page() -> None:
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("\n## Docs\n")
+    section = readme[start : readme.index("\n## ", start + 1)]
+    linked = set(re.findall(r"\]\((docs/[\w.-]+\.md)\)", section))
+    pages = {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md")}
+    assert pages - linked == set(), "docs pages missing from the README's Docs list"
+    assert linked - pages == set(), "the README's Docs list links pages that do not exist"
