@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     )
 
 # Exactly the documented names: 0.1.7's 41 plus 0.2.8's ToolCallCap and
-# TOOL_CALL_CAP_TYPE (API-0.2.md §5). TimeoutError and MemoryLimitError are
+# TOOL_CALL_CAP_TYPE (docs/compatibility.md D1, D2). TimeoutError and MemoryLimitError are
 # attributes of the package too, but not star-exported: that would shadow
 # the builtins of the same names.
 __all__ = [

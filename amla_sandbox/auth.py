@@ -1,4 +1,4 @@
-"""Authorities and PCAs (API.md §11).
+"""Authorities and PCAs (docs/capabilities.md, "PCA tokens").
 
 A PCA is a CBOR token, signed with Ed25519, stating which tool patterns an
 executor may call. Keys, signing and the CBOR encoding are in the Go core:

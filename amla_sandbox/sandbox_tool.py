@@ -170,7 +170,7 @@ def _build_sandbox(
         **durable,
     )
     # async def tools work under run()/execute() too: the sandbox drives an
-    # event loop for them when none is running (deviation #4).
+    # event loop for them when none is running (docs/compatibility.md, difference #12).
     sandbox._await_in_sync = True
     return sandbox
 

@@ -1,4 +1,5 @@
-"""Quick start: a script with tools, run in the sandbox on default settings.
+"""Quick start: scripts with tools in JavaScript, Python and the shell, run in
+the sandbox on default settings.
 
 Run: python examples/quick_start.py
 """
@@ -35,6 +36,18 @@ def main() -> None:
         language="javascript",
     )
     print(js)
+
+    # Python: the same tools, called with keyword arguments, and the same files.
+    py = sandbox.run(
+        """
+import json
+reports = json.load(open("/workspace/report.json"))
+warmest = max(reports, key=lambda r: r["temp"])
+print(f"warmest: {warmest['city']} at {convert_temperature(celsius=warmest['temp'])}°F")
+""",
+        language="python",
+    )
+    print(py)
 
     # Shell: the same tools and the same files, through pipelines.
     sh = sandbox.run(

@@ -1,5 +1,5 @@
 """The two reference APIs our capability, budget and tool tests run under
-(API-0.2.md D1-D4): 0.1.7's MethodCapability with `cap:method:` keys and
+(docs/compatibility.md D1-D4): 0.1.7's MethodCapability with `cap:method:` keys and
 0.2.8's ToolCallCap with `cap:tool-call:` keys."""
 
 from __future__ import annotations

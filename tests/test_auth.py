@@ -1,4 +1,4 @@
-"""Authorities and PCAs (API.md §11, §15 "Auth and runtime")."""
+"""Authorities and PCAs (docs/capabilities.md, "PCA tokens")."""
 
 from __future__ import annotations
 

@@ -54,7 +54,7 @@ def test_default_max_calls() -> None:
         ("<1.", Constraint.lt("p", 1.0)),
         ("startswith:/api/", Constraint.starts_with("p", "/api/")),
         ("startswith:", Constraint.starts_with("p", "")),
-        # additions of ours (deviation #3)
+        # additions of ours (docs/compatibility.md, difference #5)
         ("!=0", Constraint.ne("p", 0)),
         ("!= 2.5", Constraint.ne("p", 2.5)),
         ("endswith:.json", Constraint.ends_with("p", ".json")),
@@ -173,7 +173,7 @@ def test_build_capabilities_constraints() -> None:
     assert caps[1].constraints.is_empty()
 
 
-# -- create_sandbox_tool refuses what it cannot honour (deviation #3) ------------
+# -- create_sandbox_tool refuses what it cannot honour (docs/compatibility.md, difference #5)
 
 
 def test_bad_constraint_string_names_tool_param_and_string() -> None:

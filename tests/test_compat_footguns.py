@@ -23,9 +23,7 @@ from amla_sandbox import (
     tool_from_function,
     from_openai_tools,
 )
-from amla_sandbox import _wasm
 
-needs_engine = pytest.mark.skipif(not _wasm.is_wasm_available(), reason="the WASM guest is not built")
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -53,7 +51,6 @@ def test_a_lambda_tool_is_refused_with_a_clear_error(build: Any) -> None:
     assert "is a lambda" in text and "def my_tool" in text and "name=" in text
 
 
-@needs_engine
 def test_a_lambda_given_a_name_works() -> None:
     double = lambda n: n * 2  # noqa: E731
     double.__name__ = "double"
@@ -64,7 +61,6 @@ def test_a_lambda_given_a_name_works() -> None:
 # -- LangChain BaseTool subclasses --------------------------------------------------------------
 
 
-@needs_engine
 def test_a_langchain_basetool_subclass_is_registered_under_its_name() -> None:
     tools_module = pytest.importorskip("langchain_core.tools")
     pydantic = pytest.importorskip("pydantic")
@@ -110,7 +106,6 @@ def tool_schema(tool: SandboxTool, name: str) -> set[str]:
 # -- one function, two tools --------------------------------------------------------------------
 
 
-@needs_engine
 def test_one_function_registered_under_two_names_keeps_both_tools() -> None:
     seen: list[dict[str, Any]] = []
 
@@ -140,28 +135,24 @@ def test_one_function_registered_under_two_names_keeps_both_tools() -> None:
 # -- language ----------------------------------------------------------------------------------
 
 
-@needs_engine
 @pytest.mark.parametrize("language", ["shell", "bash", "sh", "SHELL", "Bash"])
 def test_shell_spellings_run_the_shell(language: str) -> None:
     with create_sandbox_tool([]) as tool:
         assert tool.run("x=5; echo $((x * 2))", language) == "10\n"
 
 
-@needs_engine
 @pytest.mark.parametrize("language", ["javascript", "js", "node", "JavaScript", "JS"])
 def test_javascript_spellings_run_javascript(language: str) -> None:
     with create_sandbox_tool([add]) as tool:
         assert tool.run("console.log(await add({a: 2, b: 3}))", language) == "5\n"
 
 
-@needs_engine
 def test_an_unknown_language_names_the_accepted_ones() -> None:
     with create_sandbox_tool([]) as tool:
         with pytest.raises(ValueError, match="Unsupported language 'ruby'.*'javascript', 'js', 'node', 'typescript', 'ts', 'shell', 'bash', 'sh', 'python', 'py', 'python3'"):
             tool.run("puts 1", "ruby")
 
 
-@needs_engine
 def test_the_langchain_tool_defaults_to_javascript() -> None:
     pytest.importorskip("langchain_core")
     with create_sandbox_tool([add]) as tool:
@@ -173,7 +164,6 @@ def test_the_langchain_tool_defaults_to_javascript() -> None:
 # -- close() and with ---------------------------------------------------------------------------
 
 
-@needs_engine
 def test_sandbox_tool_close_and_with() -> None:
     tool = create_sandbox_tool([add])
     assert tool.run("console.log(1)", "js") == "1\n"
@@ -189,7 +179,6 @@ def test_sandbox_tool_close_and_with() -> None:
 # -- capabilities of either API passed to the library -------------------------------------------
 
 
-@needs_engine
 def test_from_functions_with_either_apis_capabilities(api: Api) -> None:
     caps = [api.cls("mcp:add", max_calls=2)]
     with SandboxTool.from_functions([add], capabilities=caps) as tool:
@@ -209,14 +198,12 @@ def test_from_functions_with_either_apis_capabilities(api: Api) -> None:
         assert "add: max 2 calls" in tool.get_system_prompt()
 
 
-@needs_engine
 def test_create_amla_sandbox_with_either_apis_capabilities(api: Api) -> None:
     run = create_amla_sandbox([add], capabilities=[api.cls("mcp:add", max_calls=1)])
     out, new_locals = run("console.log(await add({a: 1, b: 2})); await add({a: 1, b: 2})", {})
     assert out.startswith("3\n") and api.key("mcp:add") in out and new_locals == {}
 
 
-@needs_engine
 def test_default_capability_is_a_tool_call_cap_for_both_apis(api: Api) -> None:
     with amla_sandbox.Sandbox() as sb:
         (cap,) = sb.get_capabilities()

@@ -23,9 +23,6 @@ from amla_sandbox import (
     create_sandbox_tool,
     tool_from_function,
 )
-from amla_sandbox import _wasm
-
-pytestmark = pytest.mark.skipif(not _wasm.is_wasm_available(), reason="the WASM guests are not built")
 
 
 def add(a: int, b: int) -> int:
@@ -576,18 +573,7 @@ def test_the_durable_run_exports_refuse_a_replaced_run_and_do_not_grow_the_proce
 # -- Python scripts (the Python guest, issue 17) ----------------------------------------------------
 #
 # Durable sessions do not depend on the language: a journal names its
-# language and the core replays whichever guest ran. These run once this
-# amla_sandbox runs Python (Sandbox.python and the Python guest).
-
-
-def _runs_python() -> bool:
-    if not callable(getattr(Sandbox, "python", None)):
-        return False
-    path = getattr(_wasm, "get_py_wasm_path", None)
-    return path is not None and Path(path()).is_file()
-
-
-needs_python = pytest.mark.skipif(not _runs_python(), reason="this amla_sandbox does not run Python scripts")
+# language and the core replays whichever guest ran.
 
 PY_CASES = [
     "print(add(a=1, b=2)); import random, time; print(random.random(), random.getrandbits(64), time.time(), time.monotonic())",
@@ -598,7 +584,6 @@ PY_CASES = [
 ]
 
 
-@needs_python
 @pytest.mark.parametrize("code", PY_CASES, ids=[f"py{i}" for i in range(len(PY_CASES))])
 def test_python_runs_record_and_replay_exactly(code: str) -> None:
     handler = Handler()
@@ -620,7 +605,6 @@ def test_python_runs_record_and_replay_exactly(code: str) -> None:
         sb.close()
 
 
-@needs_python
 def test_python_snapshot_fork_and_approval() -> None:
     caps = [ToolCallCap(method_pattern="mcp:pay", requires_approval=True), ToolCallCap(method_pattern="mcp:add")]
     handler = Handler()

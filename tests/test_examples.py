@@ -14,7 +14,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 @pytest.mark.parametrize(
     "name,needles",
     [
-        ("quick_start.py", ["SF: 62°C = 143.6°F", "3 cities", "Paris\nTokyo", "[error]: Execution timed out", "still works"]),
+        ("quick_start.py", ["SF: 62°C = 143.6°F", "3 cities", "warmest: SF at 143.6°F", "Paris\nTokyo", "[error]: Execution timed out", "still works"]),
         ("capabilities.py", ["ok   {\"charged\":500", "permission_denied: Method 'mcp:stripe.charge' matched pattern", "permission_denied: Call limit exceeded", "remaining: 0"]),
         ("step_resume.py", ["request", "wasm=4 | quickjs=7 | shell=5"]),
         ("ray_pool.py", ["alice's file: alice", "pear permission_denied: Call limit exceeded", "alice: 0.75", "approvals seen here: ['pears']", "async: ['0', '1', '4', '9']"]),

@@ -37,11 +37,8 @@ from amla_sandbox import (  # noqa: E402
     observability,
     tool_from_function,
 )
-from amla_sandbox import _wasm  # noqa: E402
 
 from _netserver import serve  # noqa: E402
-
-pytestmark = pytest.mark.skipif(not _wasm.is_wasm_available(), reason="the WASM guests are not built")
 
 HERE = Path(__file__).resolve().parent
 # The package under test (the checkout after an in-place build, or the installed one): a child

@@ -1,4 +1,4 @@
-"""Method-name patterns: every row of API.md §2.1, plus hostile names."""
+"""Method-name patterns: every rule of docs/capabilities.md, "Patterns", plus hostile names."""
 
 from __future__ import annotations
 

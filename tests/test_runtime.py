@@ -1,4 +1,4 @@
-"""Runtime layer, module cache and the amla-precompile CLI (API.md §12)."""
+"""Runtime layer, module cache and the amla-precompile CLI (docs/install.md, "The module cache")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The shell through the public Python API (shell issue, API.md §5 and §15)."""
+"""The shell through the public Python API (docs/shell.md)."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from amla_sandbox.schema import dataclass_to_schema, extract_param_description, 
         (Optional[list[int]], {"type": "array", "items": {"type": "integer"}, "nullable": True}),
         (Union[int, str], "string"),
         (Union[int, str, None], "string"),
-        (str | None, {"type": "string", "nullable": True}),  # PEP 604 as Optional (0.2.8, API-0.2.md D6)
+        (str | None, {"type": "string", "nullable": True}),  # PEP 604 as Optional (0.2.8, docs/compatibility.md D6)
         (int | None, {"type": "integer", "nullable": True}),
         (None | int, {"type": "integer", "nullable": True}),
         (list[str] | None, {"type": "array", "items": {"type": "string"}, "nullable": True}),

@@ -165,7 +165,7 @@ def test_tool_from_function_optional_and_lists() -> None:
 
 
 def test_tool_from_function_pep604_optional_is_nullable() -> None:
-    # API-0.2.md D6: 0.2.8 types `T | None` like Optional[T].
+    # docs/compatibility.md D6: 0.2.8 types `T | None` like Optional[T].
     def f(a: int | None = None, b: list[str] | None = None, c: int | str = 0) -> None:
         """F."""
 
@@ -648,7 +648,7 @@ def test_ingested_tools_can_be_used_as_callables() -> None:
     assert handler("mcp:search", {"q": "x"}) == ["x"]
 
 
-# -- the package layout of both reference versions (API-0.2.md §3) --------------------------------
+# -- the package layout of both reference versions (docs/compatibility.md) --------------------------------
 
 
 def test_tools_is_a_package_with_the_reference_submodules() -> None:

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// JSON forms are those of Python's to_dict / from_dict (§2.6); a
+// JSON forms are those of Python's to_dict / from_dict; a
 // capability dict may also carry "kind" ("method" or "tool-call", the
 // Python class), which to_dict never writes. They are
 // decoded with ParseJSON (not encoding/json) so that ints stay ints,

@@ -25,7 +25,7 @@ const (
 	TypeOr         = "or"
 )
 
-// Constraint is one rule on a call's parameters (API.md §2.2). The JSON
+// Constraint is one rule on a call's parameters (docs/capabilities.md). The JSON
 // form is Python's to_dict: "type" always, the other keys only when
 // non-empty, except "value", which is kept for 0 and false and omitted
 // only when nil.
@@ -230,7 +230,7 @@ func reprList(values []any) string {
 	return Repr(l)
 }
 
-// resolveParam walks params along path (§2.2.1): one leading "/" is
+// resolveParam walks params along path (docs/capabilities.md, "Parameter paths"): one leading "/" is
 // dropped, the rest split on "/"; objects are indexed by key, lists by a
 // segment Python's int() accepts that is in range; anything else, and a
 // null value, is absent. It loops, so any depth is safe.

@@ -50,7 +50,7 @@ func runEvalCases(t *testing.T, cases []evalCase) {
 	}
 }
 
-// The Constraints rows of API.md §15 and the examples of §2.2.3.
+// The reference's pinned constraint behaviours and error texts (docs/capabilities.md, "Constraints").
 func TestEvaluateDocumented(t *testing.T) {
 	runEvalCases(t, []evalCase{
 		{"le pass", LE("amount", 100), `{"amount": 50}`, ""},

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// naiveMatch is the obvious recursive reading of §2.1, used to check the
+// naiveMatch is the obvious recursive reading of the pattern rules (docs/capabilities.md), used to check the
 // dynamic-programming Match on small inputs.
 func naiveMatch(m, p []string) bool {
 	if len(p) == 0 {
@@ -27,7 +27,7 @@ func naiveMatch(m, p []string) bool {
 	return len(m) > 0 && m[0] == p[0] && naiveMatch(m[1:], p[1:])
 }
 
-// naiveSubset is the literal recursive procedure of §2.1.
+// naiveSubset is the literal recursive procedure of pattern_is_subset (docs/capabilities.md).
 func naiveSubset(c, p []string) bool {
 	if len(p) == 0 {
 		return len(c) == 0

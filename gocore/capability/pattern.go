@@ -2,7 +2,7 @@ package capability
 
 import "strings"
 
-// Method-name patterns (API.md §2.1). Both methods and patterns are split
+// Method-name patterns (docs/capabilities.md, "Patterns"). Both methods and patterns are split
 // on "/" only; the empty string has zero segments. A segment that is
 // exactly "**" matches zero or more segments, exactly "*" matches one
 // segment, anything else matches itself (case-sensitive, byte for byte:
@@ -52,7 +52,7 @@ func Match(method, pattern string) bool {
 }
 
 // PatternIsSubset decides whether every method matched by child is also
-// matched by parent, with the exact (conservative) procedure of §2.1:
+// matched by parent, with the reference's exact (conservative) procedure:
 //
 //  1. both empty → true; parent empty, child not → false;
 //  2. parent head "**": last parent segment → true; else true iff

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Every row of API.md §2.1, plus the hostile method names of docs/capabilities.md.
+// Every rule of docs/capabilities.md, "Patterns", plus its hostile method names.
 func TestMatch(t *testing.T) {
 	tests := []struct {
 		method, pattern string

@@ -6,13 +6,13 @@ import (
 	"sync"
 )
 
-// Policy authorises the calls of one sandbox (§2.7): an ordered list of
+// Policy authorises the calls of one sandbox (docs/capabilities.md, "Budgets"): an ordered list of
 // capabilities and a budget table. It is safe for concurrent use; a
 // decision and the budget it spends happen under one lock, so two
 // concurrent calls cannot both spend the last unit.
 //
 // Budgets are kept per pattern, so a "method" and a "tool-call"
-// capability with the same pattern share one counter (API-0.2.md D4).
+// capability with the same pattern share one counter (docs/compatibility.md, D4).
 // Each budget is reported under the key of the last limited capability
 // with its pattern (the one that set the counter), and looked up by a key
 // in either format.
@@ -148,7 +148,7 @@ func (p *Policy) Counts() []Count {
 // Authorize decides a call and, when it is allowed, spends one unit of
 // the budget of the capability that allowed it. params is the call's JSON
 // text; text that is not valid JSON, or JSON that is not an object, is a
-// call whose every parameter is absent (§2.2.1).
+// call whose every parameter is absent (docs/capabilities.md, "Parameter paths").
 func (p *Policy) Authorize(method string, params json.RawMessage) error {
 	return p.decide(method, params, true)
 }
@@ -184,7 +184,7 @@ type constraintFailure struct {
 	cause   error
 }
 
-// decideValue runs the procedure of §2.7. Params are decoded only if a
+// decideValue runs the procedure of docs/capabilities.md, "Budgets". Params are decoded only if a
 // capability with constraints matches.
 func (p *Policy) decideValue(method string, load func() any, consume bool) error {
 	_, err := p.decideCap(method, load, consume, "")

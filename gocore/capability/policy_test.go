@@ -50,7 +50,7 @@ func TestPatternOfKey(t *testing.T) {
 	}
 }
 
-// The MethodCapability rows of API.md §15.
+// The reference's pinned MethodCapability behaviours (docs/capabilities.md).
 func TestValidateCall(t *testing.T) {
 	charges := MethodCapability{MethodPattern: "stripe/charges/*", Constraints: ConstraintSet{
 		GE("amount", 100), LE("amount", 10000), In("currency", "usd", "eur"),
@@ -195,7 +195,7 @@ func authorize(p *Policy, method, params string) string {
 	return ""
 }
 
-// The budget rows of API.md §15 and the procedure of §2.7.
+// The reference's pinned budget behaviours (docs/capabilities.md, "Budgets and the order capabilities are tried").
 func TestPolicyBudgets(t *testing.T) {
 	t.Run("three of three", func(t *testing.T) {
 		p := NewPolicy([]MethodCapability{{MethodPattern: "**", MaxCalls: limit(3)}})
@@ -448,7 +448,7 @@ func TestErrorTexts(t *testing.T) {
 	}
 }
 
-// API-0.2.md D4: budgets per pattern, reported in each capability's own
+// docs/compatibility.md D4: budgets per pattern, reported in each capability's own
 // key format, looked up in either.
 func TestPolicyKeyFormats(t *testing.T) {
 	method := func(p string, n int64) MethodCapability {

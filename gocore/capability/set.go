@@ -1,6 +1,6 @@
 package capability
 
-// ConstraintSet is the AND of its constraints, checked in order (§2.3).
+// ConstraintSet is the AND of its constraints, checked in order.
 // The empty set admits everything.
 type ConstraintSet []Constraint
 

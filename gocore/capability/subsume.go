@@ -3,7 +3,7 @@ package capability
 import "strings"
 
 // Subsumes reports whether c (the parent) admits at least everything other
-// (the child) admits, by the rules of §2.2.4, applied in this order:
+// (the child) admits, by the reference's rules (docs/capabilities.md, "Subsumption"), applied in this order:
 //
 //  1. both and: every part of c subsumes some part of other;
 //  2. both or: every alternative of other is subsumed by some of c's;

@@ -8,7 +8,7 @@ func TestConstraintSubsumes(t *testing.T) {
 		parent, child Constraint
 		want          bool
 	}{
-		// API.md §15.
+		// The reference's pinned subsumption rows (docs/capabilities.md, "Constraints").
 		{"le 100 ⊇ le 50", LE("x", 100), LE("x", 50), true},
 		{"le 100 ⊉ le 150", LE("x", 100), LE("x", 150), false},
 		{"ge 0 ⊇ ge 10", GE("x", 0), GE("x", 10), true},
@@ -22,7 +22,7 @@ func TestConstraintSubsumes(t *testing.T) {
 		{"ends_with .json ⊇ config.json", EndsWith("f", ".json"), EndsWith("f", "config.json"), true},
 		{"le x ⊉ le y", LE("x", 100), LE("y", 50), false},
 
-		// The same-parameter rules of §2.2.4.
+		// The same-parameter rules of Subsumes.
 		{"lt ⊇ lt", LT("x", 10), LT("x", 10), true},
 		{"lt ⊉ le", LT("x", 10), LE("x", 5), false},
 		{"le ⊉ lt", LE("x", 10), LT("x", 5), false},

@@ -315,7 +315,7 @@ func pyEqual(a, b any) bool {
 	return true
 }
 
-// strictLess is the strict ordering of §2.2.2: numbers numerically (bool
+// strictLess is the strict ordering of docs/capabilities.md ("Ordering"): numbers numerically (bool
 // included), strings by code point, anything else False.
 func strictLess(a, b any) bool {
 	a, b = mustNormalize(a), mustNormalize(b)

@@ -14,7 +14,7 @@ import (
 )
 
 // TestOutput pins what console.log and the returned value print
-// (API-0.2.md §3 "console.* formatting", issue 8 item 3, docs/javascript.md).
+// (docs/javascript.md, "`console.*` output").
 func TestOutput(t *testing.T) {
 	tests := []struct {
 		name, code, stdout string

@@ -114,7 +114,7 @@ func (in *instance) resolve() {
 		in.start = in.inst.GetFunc(in.store, wire.ExportStart)
 		return
 	}
-	// A snapshot (amla-snapshot) no longer exports _initialize, and its
+	// A snapshot (amla-snapshot) exports no _initialize, and its
 	// amla_init finds the set-up done and returns at once.
 	for _, name := range []string{wire.ExportInitialize, wire.ExportInit} {
 		if f := in.inst.GetFunc(in.store, name); f != nil {

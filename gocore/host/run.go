@@ -299,10 +299,10 @@ func (r *Run) changed() {
 }
 
 // stepSpin is how long Step waits for a change by spinning before it
-// sleeps. Python's thread sleeping on cond took 110-130 µs to come back
-// after a short run's result was out (waking it is a hand-off through Go's
-// scheduler to the one thread that may run it); most short runs end
-// within this.
+// sleeps. Waking Python's thread from cond is a hand-off through Go's
+// scheduler to the one thread that may run it, which costs more than most
+// short runs take; they end within this (figures: docs/architecture.md,
+// "Hand-offs between threads").
 const stepSpin = 300 * time.Microsecond
 
 // spinForChange waits up to d, mu released, for a change after seen. mu

@@ -13,7 +13,7 @@ import (
 
 // SnapshotGuest runs a reactor guest's one-time set-up (_initialize, then
 // amla_init) and returns a module whose instances start in that state
-// (gocore/wasmsnap), so runs no longer repeat it. The instance sees what a
+// (gocore/wasmsnap), so runs do not repeat it. The instance sees what a
 // run's instance sees at that point: the preopened directories in the
 // order runProc gives them and the environment PWD=HOME=/workspace; the
 // amla host functions trap (set-up must not call them).

@@ -27,7 +27,7 @@ type Authority struct {
 	pub  ed25519.PublicKey
 }
 
-// ErrSeedSize is the §11 text for a seed that is not 32 bytes.
+// ErrSeedSize is the documented text (docs/capabilities.md, "PCA tokens") for a seed that is not 32 bytes.
 var ErrSeedSize = errors.New("Seed must be exactly 32 bytes")
 
 // ExpiryRangeError is Create's refusal of an expiry outside the years 1 to
@@ -79,7 +79,7 @@ func ParseKey(s string) (ed25519.PublicKey, error) {
 	return ed25519.PublicKey(b), nil
 }
 
-// Create builds and signs a PCA (§11). capabilities nil means
+// Create builds and signs a PCA (docs/capabilities.md, "PCA tokens"). capabilities nil means
 // DefaultCapabilities; a "tool_call:" prefix is removed from each entry.
 // executor "" means the issuer's own key. expires_at is now +
 // expiresInSecs, in UTC, truncated to the second; it must fall in the
@@ -147,7 +147,7 @@ var (
 )
 
 // AuthorityKeyError lists trusted keys that are not "ed25519:<64 hex>"; its
-// text is §12.3's, with the list shown as Python shows a list of str.
+// text is docs/capabilities.md's ("PCA tokens"), with the list shown as Python shows a list of str.
 type AuthorityKeyError struct{ Keys []string }
 
 func (e *AuthorityKeyError) Error() string {

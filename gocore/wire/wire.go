@@ -99,7 +99,7 @@ const (
 type Input struct {
 	Language string `json:"language"`
 	// Code is the user script. When HasStdin is true and the language is
-	// JavaScript, Code is ignored and Stdin is the script (API.md §3.2).
+	// JavaScript, Code is ignored and Stdin is the script (docs/javascript.md, "The run").
 	Code     string `json:"code"`
 	Stdin    string `json:"stdin,omitempty"`
 	HasStdin bool   `json:"has_stdin,omitempty"`

@@ -64,9 +64,9 @@ SECTIONS_MARKER = "/*@@SECTIONS@@*/"
 # JS_SetMaxStackSize allows JavaScript (see driver.c). A plain JS call costs
 # ~320 bytes of this C stack and ~600 bytes of wasmtime's own stack, so a
 # 2 MiB JS limit (about 6,500 frames) throws the catchable RangeError with
-# about 4 MiB of the wasm stack used. Measured when the host's
-# max_wasm_stack was 6 MiB (3.5 MiB here then ran the wasm stack out
-# first, an uncatchable trap); it is 28 MiB now (gocore/host/engine.go).
+# about 4 MiB of the wasm stack used. The host's wasm stack (28 MiB,
+# gocore/host/engine.go) must stay well above that: a wasm stack that runs
+# out first is an uncatchable trap instead of the RangeError.
 C_STACK_BYTES = 4 * 1024 * 1024
 JS_STACK_LIMIT = 2 * 1024 * 1024
 

@@ -174,7 +174,7 @@ static JSValue import_builtin(JSContext *c, const char *name)
     return r;
 }
 
-/* report_error prints an uncaught error on stderr the way API.md §3.2
+/* report_error prints an uncaught error on stderr the way docs/javascript.md
  * says ("<Name>: <message>" and the stack) and marks the run failed. */
 static void report_error(JSValueConst err, const char *prefix)
 {

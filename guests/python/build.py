@@ -64,7 +64,7 @@ class Source:
     """A third-party source archive: where its publisher serves it and the
     sha256 values accepted for it. The first hash is the publisher's file;
     others are repacks of the same sources accepted from a local directory
-    only (see ../shared/deps/README.md)."""
+    only (README.md beside this file, "Building", step 1)."""
 
     name: str
     filename: str

@@ -2,7 +2,7 @@
 // instantiates a reactor guest, runs its one-time set-up (_initialize,
 // then amla_init), and writes a module whose instances start in that
 // state (gocore/wasmsnap, the Wizer technique). Every run still gets a
-// fresh instance; it just no longer repeats runtime init, package init or
+// fresh instance; it just does not repeat runtime init, package init or
 // (for JavaScript) engine creation and the prelude.
 //
 // See host.SnapshotGuest for what the instance sees while it sets up.

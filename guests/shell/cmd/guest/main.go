@@ -248,8 +248,8 @@ func isTypeScript(name, code string) bool {
 // to half of their time, and GOGC=100..400 still cost sort 10-25%
 // (docs/performance.md). Three quarters, because a soft limit is where
 // the collector runs again and again once the live data nears it: at half
-// the limit, byte-sorting 3M lines at memory_limit=256 MiB took 8 s
-// instead of 2.7 s. Wasm memory never shrinks, so the quarter above the
+// the limit, a sort of 3M lines takes three times as long
+// (docs/performance.md, "Big inputs"). Wasm memory never shrinks, so the quarter above the
 // soft limit is what a large block (a slice doubling, sort's arrays) has
 // when the heap is full of garbage; the applets that hold their whole
 // input keep it lean and collect after themselves (applets.collectAfter)
