@@ -28,7 +28,7 @@ from .capabilities import ToolCallCap
 from .network import NetworkArg, prompt_lines
 from .runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 from .sandbox import Sandbox
-from .tools.conversion import tool_doc, tool_name, tool_parameters, capability_from_function, tool_from_function
+from .tools.conversion import capability_from_function, tool_doc, tool_from_function, tool_name, tool_parameters, tool_summary
 from .tools.definition import ToolDefinition
 from .tools.handlers import FunctionHandler
 
@@ -165,8 +165,7 @@ def build_sandbox(
 
 
 def _first_doc_line(func: Callable[..., Any]) -> str:
-    doc = tool_doc(func)
-    return doc.split("\n")[0] if doc else "No description"
+    return tool_summary(func) or "No description"
 
 
 def _annotation_name(annotation: Any) -> str:

@@ -213,7 +213,8 @@ def _value_schema(t: Any, depth: int) -> dict[str, Any]:
 _JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
 
 
-def _first_doc_line(func: Any) -> str | None:
+def tool_summary(func: Any) -> str | None:
+    """The first line of the tool's description (tool_doc), or None."""
     doc = tool_doc(func)
     return doc.split("\n")[0] if doc else None
 
@@ -226,7 +227,7 @@ def tool_from_function(func: Callable[..., Any], *, name: str | None = None) -> 
     called = tool_name(func, name)
     return ToolDefinition(
         name=called,
-        description=_first_doc_line(func) or f"Call {called}",
+        description=tool_summary(func) or f"Call {called}",
         parameters=parameters_schema(func),
         output_schema=_output_schema(func),
     )
@@ -269,7 +270,7 @@ def format_tool_descriptions_js(tools: Sequence[Callable[..., Any]]) -> str:
     lines = ["## Available Functions", ""]
     for func in tools:
         lines.append(f"### `{tool_name(func)}({js_params(func)})`")
-        lines.append(_first_doc_line(func) or "No description")
+        lines.append(tool_summary(func) or "No description")
         lines.append("")
     return "\n".join(lines)
 
