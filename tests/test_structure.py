@@ -12,6 +12,8 @@ package layers", says what they protect).
    of the module `p.name` when that is a module, else of `p`. The parent
    packages that the import system initialises first are not counted: every
    package `__init__` would otherwise be in a cycle with its own children.
+   Modules loaded by name through importlib (the lazy `__getattr__` of
+   amla_sandbox/__init__.py) are not seen.
 
 2. No module uses another module's underscore name. A name is private when it
    starts with "_" and is not a dunder ("__x__"). Violations are:
@@ -23,11 +25,12 @@ package layers", says what they protect).
      than the one using it;
    - `obj._y` for any other expression `obj` except `self`, `cls` and
      `super()`, when `_y` is defined in another amla_sandbox module and not in
-     the module using it. "Defined" means bound at module level, in a class
-     body (methods, class attributes, dataclass fields), or as `self._y` /
-     `cls._y` in a method. So `sys._getframe` and a namedtuple's `_replace`
-     are never violations (no amla_sandbox module defines them), and neither
-     is a class's use of its own private attributes on another instance.
+     the module using it. "Defined" means assigned or defined (def, class)
+     at module level or in a class body (methods, class attributes,
+     dataclass fields), or assigned as `self._y` / `cls._y` in a method.
+     So `sys._getframe` and a namedtuple's `_replace` are never violations
+     (no amla_sandbox module defines them), and neither is a class's use of
+     its own private attributes on another instance.
    `amla_sandbox._core`, the one module that loads the Go extension, is
    exempt: its private names are the extension's interface.
 
