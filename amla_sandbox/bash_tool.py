@@ -23,10 +23,10 @@ from .capabilities.dsl import (
     build_capabilities,
     capabilities_with_mcp,
     check_spec,
+    mark_requires_approval,
     parse_constraints,
     parse_number,
     parse_string_constraint,
-    mark_requires_approval,
 )
 from .network import NetworkArg
 from .runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
@@ -35,13 +35,11 @@ from .tools.conversion import tool_name
 
 __all__ = ["create_sandbox_tool", "DEFAULT_MAX_CALLS"]
 
-# The reference's names for the DSL's functions (tests and callers import them from here).
+# The reference's private names for the DSL's functions, which its tests import from here.
 _parse_number = parse_number
 _parse_string_constraint = parse_string_constraint
 _parse_constraints = parse_constraints
 _build_capabilities = build_capabilities
-_check_spec = check_spec
-_capabilities_with_mcp = capabilities_with_mcp
 
 
 def create_sandbox_tool(
