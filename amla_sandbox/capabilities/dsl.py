@@ -14,9 +14,9 @@ Per parameter:
 reference (what they do not recognise is dropped); `check_spec` is what
 refuses it, naming the tool, the parameter and the value, since it would leave
 the tool unconstrained. `build_capabilities` and `capabilities_with_mcp` give
-the capabilities (`mcp:<tool>`), `mark_requires_approval` marks those that wait for
-a human. Used by `create_sandbox_tool`, the MCP client (`tools.mcp`), the MCP
-server and, through `create_sandbox_tool`, the Ray pool.
+the capabilities (`mcp:<tool>`); `mark_requires_approval` marks those that
+wait for a human. Used by `create_sandbox_tool`, the MCP client (`tools.mcp`),
+the MCP server and, through `create_sandbox_tool`, the Ray pool.
 """
 
 from __future__ import annotations
