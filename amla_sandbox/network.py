@@ -212,14 +212,14 @@ def _list(x: Any) -> Any:
 
 def _constraints(c: Any) -> Any:
     from .capabilities import Constraint, ConstraintSet
-    from .capabilities.constraints import _constraint_to_dict
+    from .capabilities.constraints import constraint_to_dict
 
     if isinstance(c, Constraint):
-        return [_constraint_to_dict(c)]
+        return [constraint_to_dict(c)]
     if isinstance(c, ConstraintSet):
-        return [_constraint_to_dict(x) for x in c.constraints]
+        return [constraint_to_dict(x) for x in c.constraints]
     if isinstance(c, (list, tuple)):
-        return [_constraint_to_dict(x) if isinstance(x, Constraint) else x for x in c]
+        return [constraint_to_dict(x) if isinstance(x, Constraint) else x for x in c]
     if isinstance(c, Mapping):
         out: dict[Any, Any] = {}
         for k, v in c.items():

@@ -28,8 +28,9 @@ from .capabilities import ToolCallCap
 from .network import NetworkArg, prompt_lines
 from .runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 from .sandbox import Sandbox
-from .tools.conversion import _tool_doc, _tool_name, _tool_parameters, capability_from_function, tool_from_function
+from .tools.conversion import capability_from_function, tool_doc, tool_from_function, tool_name, tool_parameters, tool_summary
 from .tools.definition import ToolDefinition
+from .tools.handlers import FunctionHandler
 
 from .durable import ApprovalRequired
 
@@ -118,21 +119,7 @@ The language argument is "javascript" (the default; also "js", "node"),
 "bash", "sh")."""
 
 
-def _tool_map_handler(tool_map: dict[str, Callable[..., Any]]) -> Callable[[str, dict[str, Any]], Any]:
-    """The sandbox's tool handler: `func(**params)` for the function whose
-    name is the method without its `mcp:` prefix."""
-
-    def handler(method: str, params: dict[str, Any]) -> Any:
-        name = method.removeprefix("mcp:")
-        func = tool_map.get(name)
-        if func is None:
-            raise ValueError(f"Unknown tool: {name!r}")
-        return func(**params)
-
-    return handler
-
-
-def _function_list(tools: Sequence[Callable[..., Any]] | None) -> list[Callable[..., Any]]:
+def function_list(tools: Sequence[Callable[..., Any]] | None) -> list[Callable[..., Any]]:
     """`tools` as a list, refusing what cannot become a tool by name."""
     funcs = list(tools or [])
     for f in funcs:
@@ -142,11 +129,11 @@ def _function_list(tools: Sequence[Callable[..., Any]] | None) -> list[Callable[
                 "Convert framework tools first with from_langchain(), from_openai_tools() "
                 "or from_anthropic_tools()."
             )
-        _tool_name(f)  # a lambda cannot be called by name: say so now
+        tool_name(f)  # a lambda cannot be called by name: say so now
     return funcs
 
 
-def _build_sandbox(
+def build_sandbox(
     funcs: list[Callable[..., Any]],
     capabilities: list[ToolCallCap],
     tool_map: dict[str, Callable[..., Any]],
@@ -158,10 +145,12 @@ def _build_sandbox(
     network: NetworkArg = None,
     **durable: Any,
 ) -> Sandbox:
+    """The Sandbox of a SandboxTool: `funcs` as its tools, called through a
+    FunctionHandler over `tool_map`, async ones awaited under run() too."""
     sandbox = Sandbox(
         tools=[tool_from_function(f) for f in funcs],
         capabilities=capabilities,
-        tool_handler=_tool_map_handler(tool_map) if funcs else None,
+        tool_handler=FunctionHandler(tool_map) if funcs else None,
         timeout=timeout,
         memory_limit=memory_limit,
         mcp_servers=mcp_servers,
@@ -176,8 +165,7 @@ def _build_sandbox(
 
 
 def _first_doc_line(func: Callable[..., Any]) -> str:
-    doc = _tool_doc(func)
-    return doc.split("\n")[0] if doc else "No description"
+    return tool_summary(func) or "No description"
 
 
 def _annotation_name(annotation: Any) -> str:
@@ -188,7 +176,7 @@ def _annotation_name(annotation: Any) -> str:
 
 def _python_signature(func: Callable[..., Any]) -> str:
     parts = []
-    for param in _tool_parameters(func):
+    for param in tool_parameters(func):
         pname = param.name
         text = f"{pname}: {_annotation_name(param.annotation)}"
         if param.default is not inspect.Parameter.empty:
@@ -217,7 +205,7 @@ class SandboxTool:
 
     def __post_init__(self) -> None:
         if not self._tool_map and self.tools:
-            self._tool_map = {_tool_name(f): f for f in self.tools}
+            self._tool_map = {tool_name(f): f for f in self.tools}
 
     @classmethod
     def from_functions(
@@ -238,10 +226,10 @@ class SandboxTool:
         make HTTP requests (docs/network.md). `keep_state` keeps each
         language's state between runs (docs/sessions.md).
         """
-        funcs = _function_list(tools)
-        tool_map = {_tool_name(f): f for f in funcs}
+        funcs = function_list(tools)
+        tool_map = {tool_name(f): f for f in funcs}
         caps = list(capabilities) if capabilities is not None else [capability_from_function(f) for f in funcs]
-        sandbox = _build_sandbox(
+        sandbox = build_sandbox(
             funcs, caps, tool_map, timeout=timeout, memory_limit=memory_limit, network=network, keep_state=keep_state
         )
         return cls(sandbox=sandbox, tools=funcs, _tool_map=tool_map)
@@ -564,7 +552,7 @@ class SandboxTool:
             return f"const r = await {mcp.definitions[0].name}({{...}}); console.log(JSON.stringify(r));"
         if not self.tools:
             return "console.log('hello');"
-        first = _tool_name(self.tools[0])
+        first = tool_name(self.tools[0])
         return f"const r = await {first}({{...}}); console.log(JSON.stringify(r));"
 
     def _py_example(self) -> str:
@@ -573,7 +561,7 @@ class SandboxTool:
             return f"r = {mcp.definitions[0].name}(...); print(r)"
         if not self.tools:
             return "print('hello')"
-        return f"r = {_tool_name(self.tools[0])}(...); print(r)"
+        return f"r = {tool_name(self.tools[0])}(...); print(r)"
 
     def _py_section(self) -> list[str]:
         return [
@@ -665,8 +653,8 @@ class SandboxTool:
             return "No custom tools available. Use shell commands or plain JavaScript."
         lines = ["Available functions (call from JavaScript as `await name({...})`):", ""]
         for func in self.tools:
-            lines.append(f"### {_tool_name(func)}({_python_signature(func)})")
-            lines.append(_tool_doc(func) or "No description")
+            lines.append(f"### {tool_name(func)}({_python_signature(func)})")
+            lines.append(tool_doc(func) or "No description")
             lines.append("")
         return "\n".join(lines)
 
@@ -801,3 +789,8 @@ def _last_result(sandbox: Any) -> Any:
     one (SandboxTool takes any object with execute/shell, as its tests'
     stand-ins are)."""
     return getattr(sandbox, "last_result", None)
+
+
+# The names the Ray pool imports these by (to be replaced there by the public ones).
+_function_list = function_list
+_tool_map_handler = FunctionHandler

@@ -30,7 +30,8 @@ def _as_dict(schema: str | dict[str, Any]) -> dict[str, Any]:
     return {"type": schema} if isinstance(schema, str) else schema
 
 
-def _is_pydantic_model(t: Any) -> bool:
+def is_pydantic_model(t: Any) -> bool:
+    """Whether `t` is a pydantic model class."""
     # A pydantic model class can only exist if pydantic is already imported,
     # so this never imports pydantic itself.
     pydantic = sys.modules.get("pydantic")
@@ -63,7 +64,7 @@ def python_type_to_json_schema(t: Any) -> str | dict[str, Any]:
     if origin is dict:
         return "object"
 
-    if _is_pydantic_model(t):
+    if is_pydantic_model(t):
         schema: dict[str, Any] = t.model_json_schema()
         return schema
     if isinstance(t, type) and dataclasses.is_dataclass(t):

@@ -36,6 +36,22 @@ def test_default_max_calls() -> None:
     assert DEFAULT_MAX_CALLS == 100
 
 
+def test_the_dsl_is_a_public_module_of_capabilities() -> None:
+    from amla_sandbox import bash_tool
+    from amla_sandbox.capabilities import dsl
+
+    # The reference's private names in bash_tool are the DSL module's functions.
+    assert bash_tool._parse_string_constraint is dsl.parse_string_constraint
+    assert bash_tool._parse_constraints is dsl.parse_constraints
+    assert bash_tool._parse_number is dsl.parse_number
+    assert bash_tool._build_capabilities is dsl.build_capabilities
+    assert bash_tool.DEFAULT_MAX_CALLS is dsl.DEFAULT_MAX_CALLS
+    assert dsl.parse_string_constraint("p", "unknown format") is None
+    assert dsl.parse_constraints({"n": "<=5"}).constraints == [Constraint.le("n", 5)]
+    with pytest.raises(ValueError, match="Invalid constraint for tool 'transfer', parameter 'amount': 'x'"):
+        dsl.check_spec({"transfer": transfer}, {"transfer": {"amount": "x"}}, None)
+
+
 # -- _parse_string_constraint -------------------------------------------------------
 
 

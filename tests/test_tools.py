@@ -278,6 +278,30 @@ def test_create_tool_handler_returns_coroutine_unawaited() -> None:
     assert asyncio.run(result) == "u"
 
 
+def test_function_handler_is_the_one_name_to_function_handler() -> None:
+    from amla_sandbox.sandbox_tool import SandboxTool
+    from amla_sandbox.tools.handlers import FunctionHandler
+
+    functions = {"add": add}
+    handler = FunctionHandler(functions)
+    assert handler("mcp:add", {"a": 1, "b": 2}) == 3
+    assert handler.lookup("add") is add
+    functions["greet"] = greet  # the map is used as given, not copied
+    assert handler("greet", {"name": "Al"}) == "Hello, Al"
+    with pytest.raises(ValueError, match=r"^Unknown tool: 'nope'$"):
+        handler("mcp:nope", {})
+    # create_tool_handler keeps the reference's text: the method as received.
+    with pytest.raises(ValueError, match=r"^Unknown tool: mcp:nope$"):
+        create_tool_handler([add])("mcp:nope", {})
+    assert isinstance(create_tool_handler([add]), FunctionHandler)
+    tool = SandboxTool.from_functions([add])
+    try:
+        assert isinstance(tool.sandbox.tool_handler, FunctionHandler)
+        assert tool.sandbox.tool_handler.functions is tool._tool_map
+    finally:
+        tool.close()
+
+
 # -- format_tool_descriptions_js ----------------------------------------------
 
 

@@ -7,6 +7,7 @@ methods its pattern matches, under its :class:`ConstraintSet`, up to
 hold the data and add Python syntax.
 """
 
+from ._counts import CallCounts, policy_json
 from .constraints import (
     Constraint,
     ConstraintError,
@@ -25,6 +26,9 @@ from .tool_call import (
     ToolCallCap,
 )
 
+# CallCounts (what get_call_counts() returns) and policy_json (capabilities
+# as the Go policy reads them) are for the sandbox and its run driver; not in
+# __all__, which lists the reference's names.
 __all__ = [
     "METHOD_CAPABILITY_TYPE",
     "TOOL_CALL_CAP_TYPE",

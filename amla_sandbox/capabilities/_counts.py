@@ -79,13 +79,13 @@ def policy_json(capabilities: Any) -> str:
     """The capability list as the Go policy reads it: each capability's
     decision data plus its class (which sets its key format). Objects that
     are not capabilities of this package are passed as their ``to_dict()``."""
-    from .constraints import _dumps
-    from .tool_call import ToolCallCap
+    from ._wire import dumps
+    from .tool_call import ToolCallCap, core_dict
 
     items = []
     for c in capabilities:
         if type.__instancecheck__(ToolCallCap, c):
-            items.append(c._core_dict())
+            items.append(core_dict(c))
         else:
             items.append(c.to_dict())
-    return _dumps(items)
+    return dumps(items)

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .patterns import _go
+from ._wire import core, dumps, params_json
 
 __all__ = [
     "Constraint",
@@ -79,26 +79,9 @@ class ViolationError(ConstraintError):
 # -- crossing to the Go core -------------------------------------------------
 
 
-def _dumps(value: Any) -> str:
-    """JSON for the core. json.dumps keeps what matters: ints stay ints
-    (any size), floats keep their fraction, bools stay bools, and NaN and
-    Infinity are written as such."""
-    return json.dumps(value)
-
-
-def _params_json(params: Any) -> str:
-    # Params that are not a dict have no parameters at all (§2.2.1), so
-    # their content never needs to cross.
-    if not isinstance(params, dict):
-        return "null"
-    try:
-        return json.dumps(params)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"constraint checks need JSON-serialisable params: {e}") from None
-
-
-def _error_from(result: dict[str, Any]) -> Exception:
-    """The exception a core result object stands for."""
+def error_from(result: dict[str, Any]) -> Exception:
+    """The exception a core result object of a constraint check stands for
+    (tool_call decodes the "capability" kind, which only its checks give)."""
     kind = result.get("kind")
     message = result.get("message", "")
     err: Exception
@@ -108,14 +91,6 @@ def _error_from(result: dict[str, Any]) -> Exception:
         err = TypeMismatchError(result["param"], result["expected"], result["actual"])
     elif kind == "violation":
         err = ViolationError(result["param"], result["rule"], result["actual"])
-    elif kind == "capability":
-        from .method import CapabilityError
-
-        err = CapabilityError(message)
-        cause = result.get("cause")
-        if cause:
-            err.__cause__ = _error_from(cause)
-        return err
     elif kind == "value":
         return ValueError(message)
     else:
@@ -125,12 +100,13 @@ def _error_from(result: dict[str, Any]) -> Exception:
     return err
 
 
-def _raise_result(text: str) -> None:
+def raise_result(text: str) -> None:
+    """Raise what a constraint check's core result says, if it failed."""
     if text:
-        raise _error_from(json.loads(text))
+        raise error_from(json.loads(text))
 
 
-def _constraint_to_dict(c: Any) -> dict[str, Any]:
+def constraint_to_dict(c: Any) -> dict[str, Any]:
     """Constraint → dict (the to_dict form of §2.6)."""
     if not isinstance(c, Constraint):
         raise TypeError(f"Expected Constraint, got {type(c)}")
@@ -148,12 +124,12 @@ def _constraint_to_dict(c: Any) -> dict[str, Any]:
     if c.substring:
         d["substring"] = c.substring
     if c.constraints:
-        d["constraints"] = [_constraint_to_dict(x) for x in c.constraints]
+        d["constraints"] = [constraint_to_dict(x) for x in c.constraints]
     return d
 
 
-def _constraint_from_dict(d: dict[str, Any]) -> Constraint:
-    """dict → Constraint (inverse of _constraint_to_dict)."""
+def constraint_from_dict(d: dict[str, Any]) -> Constraint:
+    """dict → Constraint (inverse of constraint_to_dict)."""
     return Constraint(
         type=d["type"],
         param=d.get("param", ""),
@@ -162,7 +138,7 @@ def _constraint_from_dict(d: dict[str, Any]) -> Constraint:
         prefix=d.get("prefix", ""),
         suffix=d.get("suffix", ""),
         substring=d.get("substring", ""),
-        constraints=[_constraint_from_dict(x) for x in d.get("constraints", [])],
+        constraints=[constraint_from_dict(x) for x in d.get("constraints", [])],
     )
 
 
@@ -262,13 +238,13 @@ class Constraint:
     def evaluate(self, params: dict[str, Any]) -> None:
         """Raise a :class:`ConstraintError` if ``params`` break the rule
         (``ValueError`` for an unknown constraint type)."""
-        _raise_result(_go().constraint_evaluate(_dumps(_constraint_to_dict(self)), _params_json(params)))
+        raise_result(core().constraint_evaluate(dumps(constraint_to_dict(self)), params_json(params)))
 
     def subsumes(self, other: Constraint) -> bool:
         """True if this constraint admits everything ``other`` admits
         (by the documented rules)."""
         return bool(
-            _go().constraint_subsumes(_dumps(_constraint_to_dict(self)), _dumps(_constraint_to_dict(other)))
+            core().constraint_subsumes(dumps(constraint_to_dict(self)), dumps(constraint_to_dict(other)))
         )
 
 
@@ -291,19 +267,19 @@ class ConstraintSet:
         return len(self.constraints)
 
     def _json(self) -> str:
-        return _dumps([_constraint_to_dict(c) for c in self.constraints])
+        return dumps([constraint_to_dict(c) for c in self.constraints])
 
     def evaluate(self, params: dict[str, Any]) -> None:
         """Raise the first failing constraint's error."""
         if not self.constraints:
             return
-        _raise_result(_go().constraint_set_evaluate(self._json(), _params_json(params)))
+        raise_result(core().constraint_set_evaluate(self._json(), params_json(params)))
 
     def subsumes(self, child: ConstraintSet) -> bool:
         """True if this set admits everything ``child`` admits (by the
         documented rule, which accepts children that add constraints on new
         parameters, and children that omit constraints)."""
-        return bool(_go().constraint_set_subsumes(self._json(), child._json()))
+        return bool(core().constraint_set_subsumes(self._json(), child._json()))
 
     def extend(self, other: ConstraintSet) -> None:
         self.constraints.extend(other.constraints)

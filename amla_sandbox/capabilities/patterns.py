@@ -7,18 +7,11 @@ Matching is done by the Go core.
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
+from ._wire import core
+
 __all__ = ["method_matches_pattern", "pattern_is_subset"]
-
-
-def _go() -> ModuleType:
-    """The door to the Go core (imported on first use, so importing this
-    package never fails for any reason other than a missing build)."""
-    from .. import _core
-
-    return _core
 
 
 def _require_str(name: str, value: Any) -> str:
@@ -35,10 +28,10 @@ def method_matches_pattern(method: str, pattern: str) -> bool:
     >>> method_matches_pattern("mcp:add", "mcp:*")  # "mcp:*" is a literal segment
     False
     """
-    return bool(_go().pattern_match(_require_str("method", method), _require_str("pattern", pattern)))
+    return bool(core().pattern_match(_require_str("method", method), _require_str("pattern", pattern)))
 
 
 def pattern_is_subset(child: str, parent: str) -> bool:
     """True if every method ``child`` matches is also matched by ``parent``
     (decided by the documented, conservative procedure)."""
-    return bool(_go().pattern_is_subset(_require_str("child", child), _require_str("parent", parent)))
+    return bool(core().pattern_is_subset(_require_str("child", child), _require_str("parent", parent)))

@@ -9,18 +9,12 @@ accept, compare equal to and type-check as each other.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .constraints import (
-    ConstraintSet,
-    _constraint_from_dict,
-    _constraint_to_dict,
-    _dumps,
-    _params_json,
-    _raise_result,
-)
-from .patterns import _go
+from ._wire import core, dumps, params_json
+from .constraints import ConstraintSet, constraint_from_dict, constraint_to_dict, error_from
 
 __all__ = ["TOOL_CALL_CAP_TYPE", "CallLimitExceededError", "CapabilityError", "ToolCallCap"]
 
@@ -45,6 +39,19 @@ def _constraint_list(constraints: Any) -> list[Any]:
     if isinstance(constraints, ConstraintSet):
         return constraints.constraints
     return list(constraints or [])
+
+
+def _call_error(result: dict[str, Any]) -> Exception:
+    """The exception a core result object of a capability check stands for:
+    CapabilityError (its cause the constraint's error), else as a
+    constraint check's."""
+    if result.get("kind") != "capability":
+        return error_from(result)
+    err = CapabilityError(result.get("message", ""))
+    cause = result.get("cause")
+    if cause:
+        err.__cause__ = _call_error(cause)
+    return err
 
 
 class _CapabilityMeta(type):
@@ -99,33 +106,21 @@ class ToolCallCap(metaclass=_CapabilityMeta):
 
     __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
 
-    def _core_dict(self, with_limit: bool = True) -> dict[str, Any]:
-        # What the core needs to decide (input_schema never matters there,
-        # so a schema that is not JSON cannot break a check).
-        d: dict[str, Any] = {"method_pattern": self.method_pattern}
-        cs = _constraint_list(self.constraints)
-        if cs:
-            d["constraints"] = [_constraint_to_dict(c) for c in cs]
-        if with_limit and self.max_calls is not None:
-            d["max_calls"] = self.max_calls
-        if self.requires_approval:
-            d["requires_approval"] = True
-        d["kind"] = self._kind
-        return d
-
     def _core_json(self, with_limit: bool = True) -> str:
-        return _dumps(self._core_dict(with_limit))
+        return dumps(core_dict(self, with_limit))
 
     def validate_call(self, method: str, params: dict[str, Any]) -> None:
         """Raise :class:`CapabilityError` unless the pattern matches
         ``method`` and ``params`` pass the constraints (``max_calls`` is
         not consulted)."""
-        _raise_result(_go().capability_validate_call(self._core_json(with_limit=False), method, _params_json(params)))
+        text = core().capability_validate_call(self._core_json(with_limit=False), method, params_json(params))
+        if text:
+            raise _call_error(json.loads(text))
 
     def is_subset_of(self, parent: ToolCallCap) -> bool:
         """True if this capability grants no more than ``parent`` (either
         class)."""
-        return bool(_go().capability_is_subset(self._core_json(), parent._core_json()))
+        return bool(core().capability_is_subset(self._core_json(), parent._core_json()))
 
     def to_dict(self) -> dict[str, Any]:
         """The capability as a dict. It carries no class tag, so the dicts
@@ -133,7 +128,7 @@ class ToolCallCap(metaclass=_CapabilityMeta):
         d: dict[str, Any] = {"method_pattern": self.method_pattern}
         cs = _constraint_list(self.constraints)
         if cs:
-            d["constraints"] = [_constraint_to_dict(c) for c in cs]
+            d["constraints"] = [constraint_to_dict(c) for c in cs]
         if self.max_calls is not None:
             d["max_calls"] = self.max_calls
         if self.input_schema is not None:
@@ -146,8 +141,23 @@ class ToolCallCap(metaclass=_CapabilityMeta):
     def from_dict(cls, data: dict[str, Any]) -> ToolCallCap:
         return cls(
             method_pattern=data["method_pattern"],
-            constraints=ConstraintSet([_constraint_from_dict(c) for c in data.get("constraints", [])]),
+            constraints=ConstraintSet([constraint_from_dict(c) for c in data.get("constraints", [])]),
             max_calls=data.get("max_calls"),
             input_schema=data.get("input_schema"),
             requires_approval=bool(data.get("requires_approval", False)),
         )
+
+
+def core_dict(cap: ToolCallCap, with_limit: bool = True) -> dict[str, Any]:
+    """What the core needs to decide on `cap` (input_schema never matters
+    there, so a schema that is not JSON cannot break a check)."""
+    d: dict[str, Any] = {"method_pattern": cap.method_pattern}
+    cs = _constraint_list(cap.constraints)
+    if cs:
+        d["constraints"] = [constraint_to_dict(c) for c in cs]
+    if with_limit and cap.max_calls is not None:
+        d["max_calls"] = cap.max_calls
+    if cap.requires_approval:
+        d["requires_approval"] = True
+    d["kind"] = cap._kind
+    return d

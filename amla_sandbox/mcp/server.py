@@ -85,7 +85,9 @@ class SandboxServer:
     def __init__(self, config: ServerConfig, *, stateless: bool = False) -> None:
         from mcp.server.lowlevel import Server
 
-        from ..bash_tool import _capabilities_with_mcp, _check_spec, _build_capabilities
+        from ..capabilities.dsl import build_capabilities as _build_capabilities
+        from ..capabilities.dsl import capabilities_with_mcp as _capabilities_with_mcp
+        from ..capabilities.dsl import check_spec as _check_spec
         from ..tools.conversion import _tool_name
 
         if not stateless:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..capabilities import ConstraintSet, ToolCallCap
-from ..schema import _is_pydantic_model, extract_param_description, python_type_to_json_schema
+from ..schema import is_pydantic_model, extract_param_description, python_type_to_json_schema
 from .definition import ToolDefinition
 
 __all__ = ["tool_from_function", "capability_from_function", "format_tool_descriptions_js"]
@@ -34,13 +34,13 @@ class _Alias:
 
 # Functions handed out as they are (from_langchain returns the tool's own
 # function) but called by their framework tool's name: every place that
-# names a tool asks _tool_name, which looks here first. Weak keys: an entry
+# names a tool asks tool_name, which looks here first. Weak keys: an entry
 # lives as long as its function.
 _aliases: weakref.WeakKeyDictionary[Any, _Alias] = weakref.WeakKeyDictionary()
 _aliases_lock = threading.Lock()
 
 
-def _register_alias(func: Any, name: str, description: str | None, hidden: Sequence[str] = ()) -> bool:
+def register_alias(func: Any, name: str, description: str | None, hidden: Sequence[str] = ()) -> bool:
     """Have `func` called by the tool name `name` wherever it is passed.
     False when it cannot be: `func` takes no weak reference, or it is the
     tool of another name already (one function serving two tools)."""
@@ -66,7 +66,7 @@ def _alias_of(func: Any) -> _Alias | None:
         return None
 
 
-def _tool_name(func: Any, name: str | None = None, *, where: str = "tool") -> str:
+def tool_name(func: Any, name: str | None = None, *, where: str = "tool") -> str:
     """The name sandbox code calls `func` by: `name` if given, else the name
     of the framework tool it came from (from_langchain), else
     `func.__name__`. A lambda has no usable name (every one is called
@@ -90,7 +90,8 @@ def _tool_name(func: Any, name: str | None = None, *, where: str = "tool") -> st
     return fname
 
 
-def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
+def type_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    """`func`'s resolved annotations, leaving out those that cannot be resolved."""
     try:
         return typing.get_type_hints(func)
     except Exception:
@@ -100,7 +101,7 @@ def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
         return {k: v for k, v in raw.items() if not isinstance(v, str)}
 
 
-def _tool_parameters(func: Callable[..., Any]) -> list[inspect.Parameter]:
+def tool_parameters(func: Callable[..., Any]) -> list[inspect.Parameter]:
     """The parameters sandbox code passes to `func`: its signature without
     `self`/`cls` and without those its framework passes itself."""
     alias = _alias_of(func)
@@ -108,7 +109,7 @@ def _tool_parameters(func: Callable[..., Any]) -> list[inspect.Parameter]:
     return [p for p in inspect.signature(func).parameters.values() if p.name not in skipped]
 
 
-def _tool_doc(func: Any) -> str | None:
+def tool_doc(func: Any) -> str | None:
     """The function's docstring, else the description of the framework tool
     it came from."""
     doc = inspect.getdoc(func)
@@ -118,12 +119,14 @@ def _tool_doc(func: Any) -> str | None:
     return alias.description if alias is not None and alias.description else None
 
 
-def _parameters_schema(func: Callable[..., Any]) -> dict[str, Any]:
-    hints = _type_hints(func)
+def parameters_schema(func: Callable[..., Any]) -> dict[str, Any]:
+    """The JSON Schema of the object argument sandbox code passes to `func`,
+    from its type hints and its docstring's `Args:` section."""
+    hints = type_hints(func)
     doc = inspect.getdoc(func)
     properties: dict[str, Any] = {}
     required: list[str] = []
-    for param in _tool_parameters(func):
+    for param in tool_parameters(func):
         pname = param.name
         schema = python_type_to_json_schema(hints.get(pname, Any))
         prop = {"type": schema} if isinstance(schema, str) else dict(schema)
@@ -152,7 +155,7 @@ def _output_schema(func: Callable[..., Any]) -> dict[str, Any] | None:
     `float`, `list[str]`, `dict[str, int]`, `X | None`, a `Literal`) or
     those nested; None without one, or when it says nothing JSON can hold
     (the declarations then say `unknown` / `Any`)."""
-    hints = _type_hints(func)
+    hints = type_hints(func)
     if "return" not in hints:
         return None
     try:
@@ -184,7 +187,7 @@ def _value_schema(t: Any, depth: int) -> dict[str, Any]:
         if len(args) == 2:
             return {"type": "object", "additionalProperties": _value_schema(args[1], depth + 1)}
         return {"type": "object"}
-    if _is_pydantic_model(t):
+    if is_pydantic_model(t):
         schema: dict[str, Any] = t.model_json_schema()
         return schema
     if isinstance(t, type) and (typing.is_typeddict(t) or dataclasses.is_dataclass(t)):
@@ -210,8 +213,9 @@ def _value_schema(t: Any, depth: int) -> dict[str, Any]:
 _JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
 
 
-def _first_doc_line(func: Any) -> str | None:
-    doc = _tool_doc(func)
+def tool_summary(func: Any) -> str | None:
+    """The first line of the tool's description (tool_doc), or None."""
+    doc = tool_doc(func)
     return doc.split("\n")[0] if doc else None
 
 
@@ -220,11 +224,11 @@ def tool_from_function(func: Callable[..., Any], *, name: str | None = None) -> 
     line and a JSON Schema built from its type hints and `Args:` docstring
     section, and the schema of its result when its return annotation is a
     TypedDict, a dataclass or a pydantic model. A lambda needs `name`."""
-    tool_name = _tool_name(func, name)
+    called = tool_name(func, name)
     return ToolDefinition(
-        name=tool_name,
-        description=_first_doc_line(func) or f"Call {tool_name}",
-        parameters=_parameters_schema(func),
+        name=called,
+        description=tool_summary(func) or f"Call {called}",
+        parameters=parameters_schema(func),
         output_schema=_output_schema(func),
     )
 
@@ -239,7 +243,7 @@ def capability_from_function(
     """A capability allowing sandbox code to call `func` (pattern
     `mcp:<name>`). A lambda needs `name`."""
     return ToolCallCap(
-        method_pattern=f"mcp:{_tool_name(func, name)}",
+        method_pattern=f"mcp:{tool_name(func, name)}",
         constraints=constraints if constraints is not None else ConstraintSet(),
         max_calls=max_calls,
     )
@@ -250,11 +254,11 @@ def _schema_type_name(hint: Any) -> str:
     return schema if isinstance(schema, str) else schema.get("type", "object")
 
 
-def _js_params(func: Callable[..., Any]) -> str:
+def js_params(func: Callable[..., Any]) -> str:
     """`{a: number, b?: string}`: the object argument as sandbox code passes it."""
-    hints = _type_hints(func)
+    hints = type_hints(func)
     parts = []
-    for param in _tool_parameters(func):
+    for param in tool_parameters(func):
         pname = param.name
         optional = "?" if param.default is not inspect.Parameter.empty else ""
         parts.append(f"{pname}{optional}: {_schema_type_name(hints.get(pname, Any))}")
@@ -265,7 +269,13 @@ def format_tool_descriptions_js(tools: Sequence[Callable[..., Any]]) -> str:
     """Markdown describing `tools` as the JavaScript functions sandbox code calls."""
     lines = ["## Available Functions", ""]
     for func in tools:
-        lines.append(f"### `{_tool_name(func)}({_js_params(func)})`")
-        lines.append(_first_doc_line(func) or "No description")
+        lines.append(f"### `{tool_name(func)}({js_params(func)})`")
+        lines.append(tool_summary(func) or "No description")
         lines.append("")
     return "\n".join(lines)
+
+
+# The names ray/ and mcp/server.py import these by (to be replaced there by the public ones).
+_tool_name = tool_name
+_type_hints = type_hints
+_js_params = js_params

@@ -8,7 +8,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .conversion import _parameters_schema, _register_alias
+from .conversion import parameters_schema, register_alias
 from .definition import ToolDefinition
 
 __all__ = ["from_langchain", "from_openai_tools", "from_openai", "from_anthropic_tools", "from_claude"]
@@ -77,7 +77,7 @@ def _as_tool(handler: Callable[..., Any], name: str, description: str | None) ->
     except (TypeError, ValueError):
         params = {}  # type: ignore[assignment]
     hidden = [n for n in params if n in _LANGCHAIN_INTERNAL]
-    if _register_alias(handler, name, description, hidden):
+    if register_alias(handler, name, description, hidden):
         return handler
     return _named(handler, name, description)
 
@@ -102,7 +102,7 @@ def from_langchain(tools: Sequence[Any]) -> tuple[list[Callable[..., Any]], list
             if args_schema is not None:
                 parameters = _args_schema_to_json(args_schema)
             else:
-                parameters = _parameters_schema(func)
+                parameters = parameters_schema(func)
         elif run is not None and callable(run):
             name = getattr(tool, "name", None) or type(tool).__name__
             description = getattr(tool, "description", None) or ""
@@ -115,7 +115,7 @@ def from_langchain(tools: Sequence[Any]) -> tuple[list[Callable[..., Any]], list
             target = tool
             name = getattr(tool, "__name__", None) or "unknown"
             description = tool.__doc__ or ""
-            parameters = _parameters_schema(tool)
+            parameters = parameters_schema(tool)
         else:
             raise TypeError(
                 f"Cannot convert tool of type {type(tool).__name__}. "

@@ -920,7 +920,7 @@ class MCPTools:
         """One capability per tool, `mcp:<server>/<tool>`, with the
         constraints (the create_sandbox_tool DSL) and budget its key gives;
         keys may be `"github.create_issue"` or `"github/create_issue"`."""
-        from ..bash_tool import _parse_constraints
+        from ..capabilities.dsl import parse_constraints
         from ..capabilities import ToolCallCap
 
         by_name: dict[str, Mapping[str, Any]] = {}
@@ -943,7 +943,7 @@ class MCPTools:
             caps.append(
                 ToolCallCap(
                     method_pattern=d.method,
-                    constraints=_parse_constraints(by_name.get(d.name, {})),
+                    constraints=parse_constraints(by_name.get(d.name, {})),
                     max_calls=limit,
                 )
             )
