@@ -64,28 +64,45 @@ func captureLive(in *instance) (*liveState, error) {
 		}
 		st.session.Globals = append(st.session.Globals, v)
 	}
+	// Only pages the kernel reports as private to the mapping can differ
+	// from a fresh instance's (dirty_linux.go); without that report every
+	// page is compared.
+	spans, ok := changedPages(mem, len(mem))
+	if !ok {
+		spans = []span{{0, len(mem)}}
+	}
 	// Consecutive changed pages make one range.
-	start := -1
-	for off := 0; off < len(mem); off += diffPage {
-		end := min(off+diffPage, len(mem))
-		var fresh []byte
-		if off < len(pr.mem) {
-			fresh = pr.mem[off:min(end, len(pr.mem))]
-		}
-		page := mem[off:end]
-		same := len(fresh) == len(page) && bytes.Equal(page, fresh) ||
-			len(fresh) == 0 && bytes.Equal(page, zeroPage[:len(page)])
-		if !same && start < 0 {
-			start = off
-		}
-		if same && start >= 0 {
-			st.ranges = append(st.ranges, snapshot.Range{Off: uint64(start), Data: mem[start:off]})
+	start, last := -1, -1
+	flush := func() {
+		if start >= 0 {
+			st.ranges = append(st.ranges, snapshot.Range{Off: uint64(start), Data: mem[start:last]})
 			start = -1
 		}
 	}
-	if start >= 0 {
-		st.ranges = append(st.ranges, snapshot.Range{Off: uint64(start), Data: mem[start:]})
+	for _, sp := range spans {
+		for off := sp.off; off < sp.end; off += diffPage {
+			end := min(off+diffPage, sp.end)
+			var fresh []byte
+			if off < len(pr.mem) {
+				fresh = pr.mem[off:min(end, len(pr.mem))]
+			}
+			page := mem[off:end]
+			same := len(fresh) == len(page) && bytes.Equal(page, fresh) ||
+				len(fresh) == 0 && bytes.Equal(page, zeroPage[:len(page)])
+			if same {
+				flush()
+				continue
+			}
+			if start >= 0 && off != last {
+				flush()
+			}
+			if start < 0 {
+				start = off
+			}
+			last = end
+		}
 	}
+	flush()
 	return st, nil
 }
 

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"sort"
 
 	"amlasandbox/gocore/durable"
@@ -73,17 +74,39 @@ type Session struct {
 	data   []byte
 }
 
-// appendRanges encodes ranges, sorted and not overlapping, as the raw
-// state.
-func appendRanges(b []byte, ranges []Range) []byte {
-	end := uint64(0)
+// rawLength is the length of ranges, sorted and not overlapping, encoded
+// as the raw state.
+func rawLength(ranges []Range) uint64 {
+	var buf [binary.MaxVarintLen64]byte
+	n, end := uint64(0), uint64(0)
 	for _, r := range ranges {
-		b = binary.AppendUvarint(b, r.Off-end)
-		b = binary.AppendUvarint(b, uint64(len(r.Data)))
-		b = append(b, r.Data...)
+		n += uint64(binary.PutUvarint(buf[:], r.Off-end))
+		n += uint64(binary.PutUvarint(buf[:], uint64(len(r.Data))))
+		n += uint64(len(r.Data))
 		end = r.Off + uint64(len(r.Data))
 	}
-	return b
+	return n
+}
+
+// writeRanges writes ranges as the raw state to w.
+func writeRanges(w io.Writer, ranges []Range) {
+	var buf [2 * binary.MaxVarintLen64]byte
+	end := uint64(0)
+	for _, r := range ranges {
+		n := binary.PutUvarint(buf[:], r.Off-end)
+		n += binary.PutUvarint(buf[n:], uint64(len(r.Data)))
+		w.Write(buf[:n])
+		w.Write(r.Data)
+		end = r.Off + uint64(len(r.Data))
+	}
+}
+
+// appendWriter appends what is written to a byte slice.
+type appendWriter struct{ b []byte }
+
+func (a *appendWriter) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
 }
 
 // Sessions adds the live sessions, after the budgets: ranges[i] are the
@@ -104,17 +127,30 @@ func (w *Writer) Sessions(sessions []Session, ranges [][]Range) {
 		for _, g := range s.Globals {
 			w.out = binary.AppendUvarint(append(w.out, g.Kind), g.Bits)
 		}
-		raw := appendRanges(nil, ranges[i])
-		w.out = binary.AppendUvarint(w.out, uint64(len(raw)))
-		if w.compress && len(raw) >= 512 {
-			if w.packed, w.zw = deflateIfSmaller(w.packed[:0], raw, w.zw); w.packed != nil {
+		rawLen := rawLength(ranges[i])
+		w.out = binary.AppendUvarint(w.out, rawLen)
+		if w.compress && rawLen >= 512 {
+			// Compressed straight from the ranges; kept only when that
+			// saves a tenth or more, as for files.
+			if w.zw == nil {
+				w.zw = flateWriters.Get().(*flate.Writer)
+			}
+			packed := &appendWriter{b: w.packed[:0]}
+			w.zw.Reset(packed)
+			writeRanges(w.zw, ranges[i])
+			w.zw.Close()
+			w.packed = packed.b
+			if uint64(len(w.packed)) <= rawLen*9/10 {
 				w.out = append(w.out, methodDeflate)
 				w.out = durable.AppendBytes(w.out, w.packed)
 				continue
 			}
 		}
 		w.out = append(w.out, methodStored)
-		w.out = append(w.out, raw...)
+		w.out = slices.Grow(w.out, int(rawLen))
+		aw := &appendWriter{b: w.out}
+		writeRanges(aw, ranges[i])
+		w.out = aw.b
 	}
 }
 
