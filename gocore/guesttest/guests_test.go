@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"amlasandbox/gocore/guestcache"
 	"amlasandbox/gocore/host"
 	"amlasandbox/gocore/wire"
 )
@@ -193,7 +194,11 @@ func guests(tb testing.TB) (js, shell *host.GuestModule) {
 			if err != nil {
 				return nil, err
 			}
-			art, _, err := host.CachePath(modules, p)
+			v, err := host.LinkedWasmtimeVersion()
+			if err != nil {
+				return nil, err
+			}
+			art, _, err := guestcache.Path(modules, p, v)
 			if err != nil {
 				return nil, err
 			}
