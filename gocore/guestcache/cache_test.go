@@ -90,7 +90,7 @@ func writeGuest(t *testing.T, dir, text string) string {
 	return path
 }
 
-func TestCacheFileNameFollowsTheBytes(t *testing.T) {
+func TestFileNameFollowsTheBytes(t *testing.T) {
 	dir := t.TempDir()
 	wasm := writeGuest(t, dir, `(module (func (export "a")))`)
 	a, err := FileName(wasm, testVersion)
@@ -144,7 +144,7 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
-func TestEnsureCachedCompilesOnceAcrossConcurrentCallers(t *testing.T) {
+func TestEnsureCompilesOnceAcrossConcurrentCallers(t *testing.T) {
 	dir := t.TempDir()
 	wasm := writeGuest(t, dir, `(module (func (export "run")))`)
 	cache := filepath.Join(dir, "cache")
@@ -189,7 +189,7 @@ func TestEnsureCachedCompilesOnceAcrossConcurrentCallers(t *testing.T) {
 	}
 }
 
-func TestEnsureCachedTakesOverAStaleLock(t *testing.T) {
+func TestEnsureTakesOverAStaleLock(t *testing.T) {
 	dir := t.TempDir()
 	wasm := writeGuest(t, dir, `(module)`)
 	path, _, err := Path(dir, wasm, testVersion)
@@ -212,7 +212,7 @@ func TestEnsureCachedTakesOverAStaleLock(t *testing.T) {
 	}
 }
 
-func TestEnsureCachedReportsACompileError(t *testing.T) {
+func TestEnsureReportsACompileError(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.wasm")
 	if err := os.WriteFile(bad, []byte("not wasm"), 0o644); err != nil {
@@ -229,7 +229,7 @@ func TestEnsureCachedReportsACompileError(t *testing.T) {
 	}
 }
 
-func TestPruneCache(t *testing.T) {
+func TestPrune(t *testing.T) {
 	now := time.Now()
 	type file struct {
 		name string
