@@ -18,7 +18,7 @@ import (
 )
 
 // maxWasmStack is the wasm stack of every guest: wasmtime's own stack, on
-// the thread the guest runs on (threadStack in bigstack.go). QuickJS's own
+// the thread the guest runs on (workerpool.ThreadStack). QuickJS's own
 // recursion check watches its C stack in linear memory (2 MiB for
 // JavaScript), so this must outlast that check: JavaScript calls take
 // about 4 MiB here when it fires, but the parser takes ~2 KiB here per
@@ -43,7 +43,7 @@ var (
 func engineConfig() *wasmtime.Config {
 	cfg := wasmtime.NewConfig()
 	cfg.SetEpochInterruption(true)
-	// Guests run on threads with room for this (bigstack.go); on a thread
+	// Guests run on threads with room for this (gocore/workerpool); on a thread
 	// the Go runtime made, 8 MiB or more overran the thread's stack.
 	cfg.SetMaxWasmStack(maxWasmStack)
 	if os.Getenv("AMLA_WASM_PERFMAP") != "" {
