@@ -2,10 +2,10 @@ package workerpool
 
 // Spares of idle sandboxes are released.
 //
-// A sandbox's spare (the host's spare.go) makes its next run fast, and costs the host
-// the instance's private pages: 0.7-1.7 MB per sandbox that has run. A
-// process holding a thousand agent sessions, most of them idle, would keep
-// a gigabyte of spares for runs that may never come. So spares are kept
+// A sandbox's spare (the host's spare.go) makes its next run fast, and
+// costs the host the instance's private pages: 0.7-1.7 MB per sandbox that
+// has run. A process holding a thousand agent sessions, most of them idle,
+// would keep a gigabyte of spares for runs that may never come. So spares are kept
 // only for the sandboxes used most recently: at most maxSpares in the
 // process, and none that nobody ran for spareIdle. A released spare costs
 // the sandbox one instance made when it next runs (about 80 µs), nothing
