@@ -66,10 +66,9 @@ func CachePrune(dir, keepJSON string, maxBytes int64, graceSeconds float64) (out
 	if graceSeconds >= 0 {
 		grace = time.Duration(graceSeconds * float64(time.Second))
 	}
-	v, err := wasmtimeVersion()
-	if err != nil {
-		return "", err
-	}
+	// Without a version no artifact counts as this package's, and Prune
+	// removes none of them (temporary files and stale locks still go).
+	v, _ := wasmtimeVersion()
 	report, err := guestcache.Prune(dir, keep, maxBytes, grace, v)
 	if err != nil {
 		return "", err
