@@ -1,4 +1,4 @@
-"""The compiled-module cache (amla_sandbox/runtime/cache.py over gocore/host/cache.go):
+"""The compiled-module cache (amla_sandbox/runtime/cache.py over gocore/guestcache):
 key, one-line note while compiling, compile once across processes, pruning."""
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"amlasandbox/gocore/wire"
+	"amlasandbox/gocore/workerpool"
 )
 
 // ApprovalAuthorizer is an Authorizer that also says whether the
@@ -98,11 +99,11 @@ func (d *durableRun) ask(id int64, method string, params json.RawMessage) (bool,
 	blockedAt := time.Now()
 	r.blocked++
 	r.changed()
-	releaseSlot() // waiting on Python computes nothing (bigstack.go)
+	workerpool.ReleaseSlot() // waiting on Python computes nothing
 	for !w.decided && !r.stopped() {
 		r.cond.Wait()
 	}
-	retakeSlot()
+	workerpool.RetakeSlot()
 	r.blocked--
 	delete(d.asks, id)
 	delete(r.handed, id)
@@ -154,11 +155,11 @@ func (d *durableRun) pause(id int64, method string, params json.RawMessage) erro
 	blockedAt := time.Now()
 	r.blocked++
 	r.changed()
-	releaseSlot()
+	workerpool.ReleaseSlot()
 	for len(r.owner) > 0 && !r.stopped() {
 		r.cond.Wait()
 	}
-	retakeSlot()
+	workerpool.RetakeSlot()
 	r.blocked--
 	stopped := r.stopped()
 	var unreceived [][]byte

@@ -12,12 +12,13 @@ import (
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 
+	"amlasandbox/gocore/guestcache"
 	"amlasandbox/gocore/wasmsnap"
 	"amlasandbox/gocore/wire"
 )
 
 // maxWasmStack is the wasm stack of every guest: wasmtime's own stack, on
-// the thread the guest runs on (threadStack in bigstack.go). QuickJS's own
+// the thread the guest runs on (workerpool.ThreadStack). QuickJS's own
 // recursion check watches its C stack in linear memory (2 MiB for
 // JavaScript), so this must outlast that check: JavaScript calls take
 // about 4 MiB here when it fires, but the parser takes ~2 KiB here per
@@ -42,7 +43,7 @@ var (
 func engineConfig() *wasmtime.Config {
 	cfg := wasmtime.NewConfig()
 	cfg.SetEpochInterruption(true)
-	// Guests run on threads with room for this (bigstack.go); on a thread
+	// Guests run on threads with room for this (gocore/workerpool); on a thread
 	// the Go runtime made, 8 MiB or more overran the thread's stack.
 	cfg.SetMaxWasmStack(maxWasmStack)
 	if os.Getenv("AMLA_WASM_PERFMAP") != "" {
@@ -178,7 +179,7 @@ var (
 // LoadGuest returns the guest module for wasmPath, loading the compiled
 // artifact at cachePath when it is usable and otherwise compiling the wasm
 // and writing cachePath atomically. A corrupt, incompatible or unverified
-// cache file is replaced, never an error and never loaded (cachefile.go).
+// cache file is replaced, never an error and never loaded (gocore/guestcache).
 // cachePath may be empty (no disk cache). Loading one module does not hold
 // up loading another.
 func LoadGuest(wasmPath, cachePath string) (*GuestModule, error) {
@@ -210,7 +211,7 @@ func loadGuest(wasmPath, cachePath string) (*GuestModule, error) {
 	}
 	eng := sharedEngine()
 	if cachePath != "" {
-		if err := trustedCacheDir(filepath.Dir(cachePath)); err != nil {
+		if err := guestcache.TrustedDir(filepath.Dir(cachePath)); err != nil {
 			// Native code from a directory others can write to is never
 			// loaded: compile in memory instead, every time.
 			warnUntrustedCache(err)
@@ -222,14 +223,14 @@ func loadGuest(wasmPath, cachePath string) (*GuestModule, error) {
 		if m, err := loadCached(eng, wasmPath, cachePath); err == nil {
 			g.module, g.FromCache = m, true
 		} else if !errors.Is(err, os.ErrNotExist) {
-			removeArtifact(cachePath) // stale, corrupt or not ours: rebuilt below
+			guestcache.RemoveArtifact(cachePath) // stale, corrupt or not ours: rebuilt below
 		}
 	}
 	if g.module == nil && cachePath != "" {
 		// Compile into the cache, once across processes (a lock file), with
 		// a one-line note on stderr: this takes seconds.
 		dir := filepath.Dir(cachePath)
-		if entry, err := EnsureCached(dir, wasmPath, AnnounceCompile(dir, wasmPath)); err == nil && entry.Path == cachePath {
+		if entry, err := ensureCached(dir, wasmPath, guestcache.AnnounceCompile(dir, wasmPath)); err == nil && entry.Path == cachePath {
 			if m, err := loadCached(eng, wasmPath, cachePath); err == nil {
 				g.module = m
 			}
@@ -287,33 +288,16 @@ func compileAndCache(eng *wasmtime.Engine, wasmPath, cachePath string) (*wasmtim
 	if err != nil {
 		return m, nil // a cache is an optimisation; the module works
 	}
-	_ = writeArtifact(cachePath, data)
+	_ = guestcache.WriteArtifact(cachePath, data)
 	return m, nil
 }
 
-// writeAtomic writes data to a temporary file beside path and renames it
-// into place, so a reader never sees a half-written artifact.
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+// loadCached loads the artifact at path for the guest at wasmPath once it
+// is verified as this package's. An error wrapping os.ErrNotExist means
+// there is none; any other error means it must not be loaded.
+func loadCached(eng *wasmtime.Engine, wasmPath, path string) (*wasmtime.Module, error) {
+	if err := guestcache.VerifyArtifact(wasmPath, path); err != nil {
+		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*.cwasm")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return wasmtime.NewModuleDeserializeFile(eng, path)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/bytecodealliance/wasmtime-go/v39"
 
 	"amlasandbox/gocore/wire"
+	"amlasandbox/gocore/workerpool"
 )
 
 // MaxNesting bounds child processes: a script may start a process that
@@ -275,12 +276,12 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	if inst.instErr != nil {
 		callErr = inst.instErr
 	} else {
-		// Guests run on threads with a stack of known size (bigstack.go):
+		// Guests run on threads with a stack of known size (gocore/workerpool):
 		// the run's own goroutine was started on one, and a nested
 		// process moves to one of its own.
 		if p.depth == 0 {
 			callErr = r.enter(p, inst)
-		} else if err := onBigStack(func() { callErr = r.enter(p, inst) }); err != nil {
+		} else if err := workerpool.Run(func() { callErr = r.enter(p, inst) }); err != nil {
 			end.result = fail("%v", err).result
 			return end
 		}
@@ -631,16 +632,16 @@ func (p *proc) wait(timeoutMS int64) (int32, error) {
 	for len(p.answers) == 0 && !r.stopped() {
 		if !released {
 			// Waiting on Python computes nothing: another run may start
-			// meanwhile (bigstack.go), such as one the tool's handler runs.
+			// meanwhile (gocore/workerpool), such as one the tool's handler runs.
 			released = true
-			releaseSlot()
+			workerpool.ReleaseSlot()
 		}
 		if !r.waitUntil(until) {
 			break
 		}
 	}
 	if released {
-		retakeSlot()
+		workerpool.RetakeSlot()
 	}
 	r.blocked--
 	r.ctl.extend(time.Since(blockedAt))

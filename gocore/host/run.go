@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"amlasandbox/gocore/wire"
+	"amlasandbox/gocore/workerpool"
 )
 
 // Run is one execution of one script: the script's guest process, any
@@ -134,7 +135,7 @@ func (r *Run) execute() (after func()) {
 }
 
 // endWaiting ends a run that was cancelled, or whose deadline passed,
-// while it waited for a worker thread (bigstack.go): its result is out
+// while it waited for a worker thread (gocore/workerpool): its result is out
 // at once, and the worker that would have run it finds it ended. It does
 // nothing once a worker has started the run.
 func (r *Run) endWaiting() {
@@ -366,10 +367,10 @@ func (r *Run) Step(timeout time.Duration, take bool) wire.Event {
 			sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 			return wire.Event{Kind: wire.EventWaiting, IDs: ids}
 		}
-		if spin := min(time.Until(end), stepSpin); !spun && spin > 0 && spinners.start() {
+		if spin := min(time.Until(end), stepSpin); !spun && spin > 0 && workerpool.StartSpin() {
 			spun = true
 			r.spinForChange(r.changes.Load(), spin)
-			spinners.stop()
+			workerpool.StopSpin()
 			continue
 		}
 		if !r.waitUntil(end) {

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"container/list"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"amlasandbox/gocore/netpolicy"
 	"amlasandbox/gocore/wire"
+	"amlasandbox/gocore/workerpool"
 )
 
 // Defaults for Limits fields left zero.
@@ -125,10 +125,9 @@ type Sandbox struct {
 	// ready, so the next run waits for it.
 	spareMu sync.Mutex
 	spare   *instance
-	// spareElem is s's place in the process's line of spares, spareAt when
-	// its spare was last made (idlespares.go); both guarded by spares.mu.
-	spareElem *list.Element
-	spareAt   time.Time
+	// spareSlot is s's place in the process's line of spares
+	// (gocore/workerpool's bound on idle spares).
+	spareSlot workerpool.SpareSlot
 	// kept holds, with KeepState, the instance each language's last run
 	// left for the next (keep.go); keptGen counts ResetState calls, so a
 	// run that was going on during one keeps nothing. Both guarded by
@@ -268,8 +267,8 @@ func (s *Sandbox) start(in wire.Input, stream bool, begin func(*Run) error) (*Ru
 	r.begun = time.Now()
 	r.ctl.setIn(s.cfg.Limits.Timeout)
 	// The run's goroutine starts on a thread sized for a guest's stack
-	// (bigstack.go); runProc counts on it for the top-level process.
-	queued, err := goOnBigStack(r.execute)
+	// (gocore/workerpool); runProc counts on it for the top-level process.
+	queued, err := workerpool.Go(r.execute)
 	if err != nil {
 		s.active = prev
 		return nil, fmt.Errorf("start: %w", err)

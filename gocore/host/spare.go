@@ -8,6 +8,12 @@ package host
 // fresh one for the next run of the same language, while Python reads the
 // result. Either way every run starts from the snapshot's clean state; a
 // nested process makes its own instance.
+//
+// How many sandboxes of the process keep a spare, and for how long unused,
+// is gocore/workerpool's bound (spares.go there); noteSpare and
+// forgetSpare keep a sandbox's place in its line.
+
+import "amlasandbox/gocore/workerpool"
 
 // replaceSpare makes the spare for the next run, unless the sandbox is
 // closed: used itself, reset to the snapshot's state (reset.go), or else a
@@ -88,3 +94,27 @@ func (s *Sandbox) dropSpare() {
 // isClosed may be called with spareMu held: Start holds mu while it waits
 // for a stopped run, which may be queued behind a spare being made.
 func (s *Sandbox) isClosed() bool { return s.closed.Load() }
+
+// noteSpare records that s has a spare as of now. spareMu must be held.
+func (s *Sandbox) noteSpare() { workerpool.NoteSpare(spareHolder{s}, &s.spareSlot) }
+
+// forgetSpare drops s from the line (its spare was taken or closed).
+// spareMu must be held.
+func (s *Sandbox) forgetSpare() { workerpool.ForgetSpare(&s.spareSlot) }
+
+// spareHolder is a Sandbox as the process-wide bound on spares sees it.
+type spareHolder struct{ s *Sandbox }
+
+func (h spareHolder) TryLockSpare() bool { return h.s.spareMu.TryLock() }
+func (h spareHolder) UnlockSpare()       { h.s.spareMu.Unlock() }
+func (h spareHolder) Closed() bool       { return h.s.isClosed() }
+
+// ReleaseSpare closes the sandbox's spare; spareMu is held.
+func (h spareHolder) ReleaseSpare() bool {
+	if h.s.spare == nil {
+		return false
+	}
+	h.s.spare.close()
+	h.s.spare = nil
+	return true
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"amlasandbox/gocore/wire"
+	"amlasandbox/gocore/workerpool"
 )
 
 // spareOf waits for the run that just ended to leave a spare (it is made
@@ -124,8 +125,8 @@ func TestCompileIsNotRunTime(t *testing.T) {
 // the ones used last; a spare unused for the idle time goes; a sandbox
 // whose spare went still runs.
 func TestIdleSparesAreReleased(t *testing.T) {
-	SetSpareBounds(2, time.Hour)
-	defer SetSpareBounds(DefaultMaxSpares, DefaultSpareIdle)
+	workerpool.SetSpareBounds(2, time.Hour)
+	defer workerpool.SetSpareBounds(workerpool.DefaultMaxSpares, workerpool.DefaultSpareIdle)
 	sbs := make([]*Sandbox, 4)
 	for i := range sbs {
 		sbs[i] = newTestSandbox(t, Limits{}, nil)
@@ -151,7 +152,7 @@ func TestIdleSparesAreReleased(t *testing.T) {
 	if !has(sbs[0]) || has(sbs[2]) {
 		t.Fatal("the sandbox used last did not get the spare of the one used least recently")
 	}
-	SetSpareBounds(2, 50*time.Millisecond)
+	workerpool.SetSpareBounds(2, 50*time.Millisecond)
 	deadline := time.Now().Add(5 * time.Second)
 	for (has(sbs[0]) || has(sbs[3])) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)

@@ -9,12 +9,17 @@ import (
 	"sync"
 	"time"
 
+	"amlasandbox/gocore/guestcache"
 	"amlasandbox/gocore/host"
 )
 
 // The compiled-module cache, as Python sees it (amla_sandbox/runtime/cache.py).
 // Python picks the directory and prints what is happening; the key, the
-// digest, compiling once across processes and pruning are decided here.
+// digest, compiling once across processes and pruning are gocore/guestcache's,
+// compiling is the host's.
+
+// wasmtimeVersion is the linked wasmtime's version, part of every key.
+func wasmtimeVersion() (string, error) { return host.LinkedWasmtimeVersion() }
 
 // CacheFileName is the artifact name (cache key) for the guest at wasmPath.
 func CacheFileName(wasmPath string) (name string, err error) {
@@ -22,7 +27,11 @@ func CacheFileName(wasmPath string) (name string, err error) {
 	if err := checkWasmFile(wasmPath); err != nil {
 		return "", err
 	}
-	return host.CacheFileName(wasmPath)
+	v, err := wasmtimeVersion()
+	if err != nil {
+		return "", err
+	}
+	return guestcache.FileName(wasmPath, v)
 }
 
 // CacheEnsure compiles the artifact for wasmPath into dir unless it is
@@ -30,14 +39,18 @@ func CacheFileName(wasmPath string) (name string, err error) {
 // {"path", "compiled", "waited", "compile_seconds"}.
 func CacheEnsure(dir, wasmPath string) (out string, err error) {
 	defer guard(&err)
-	entry, err := host.EnsureCached(dir, wasmPath, nil)
+	v, err := wasmtimeVersion()
+	if err != nil {
+		return "", err
+	}
+	entry, err := guestcache.Ensure(dir, wasmPath, v, host.Precompile, nil)
 	if err != nil {
 		return "", err
 	}
 	return cacheJSON(entry)
 }
 
-// CachePrune removes stale artifacts from dir (see host.PruneCache).
+// CachePrune removes stale artifacts from dir (see guestcache.Prune).
 // keepJSON is a JSON array of artifact paths to keep; maxBytes <= 0 and
 // graceSeconds < 0 select the defaults. Returns JSON {"removed", "bytes"}.
 func CachePrune(dir, keepJSON string, maxBytes int64, graceSeconds float64) (out string, err error) {
@@ -47,13 +60,16 @@ func CachePrune(dir, keepJSON string, maxBytes int64, graceSeconds float64) (out
 		return "", newError(kindInvalid, "cache prune: keep list is not a JSON array of paths: %v", err)
 	}
 	if maxBytes <= 0 {
-		maxBytes = host.DefaultCacheMaxBytes
+		maxBytes = guestcache.DefaultMaxBytes
 	}
-	grace := host.DefaultCacheGrace
+	grace := guestcache.DefaultGrace
 	if graceSeconds >= 0 {
 		grace = time.Duration(graceSeconds * float64(time.Second))
 	}
-	report, err := host.PruneCache(dir, keep, maxBytes, grace)
+	// Without a version no artifact counts as this package's, and Prune
+	// removes none of them (temporary files and stale locks still go).
+	v, _ := wasmtimeVersion()
+	report, err := guestcache.Prune(dir, keep, maxBytes, grace, v)
 	if err != nil {
 		return "", err
 	}
@@ -96,19 +112,23 @@ func resolveCache(dir, shippedDir, wasmPath string, keep []string) string {
 // shippedDir when it is missing; the first call in the process also
 // prunes dir, keeping the artifacts of the guests in keep.
 func cacheArtifact(dir, shippedDir, wasmPath string, keep []string) (path string, present bool, err error) {
-	path, present, err = host.CachePath(dir, wasmPath)
+	v, err := wasmtimeVersion()
+	if err != nil {
+		return "", false, err
+	}
+	path, present, err = guestcache.Path(dir, wasmPath, v)
 	if err != nil {
 		return "", false, err
 	}
 	pruneOnce.Do(func() {
 		var paths []string
 		for _, g := range keep {
-			if name, err := host.CacheFileName(g); err == nil {
+			if name, err := guestcache.FileName(g, v); err == nil {
 				paths = append(paths, filepath.Join(dir, name))
 			}
 		}
 		// Housekeeping: the sandbox works without it.
-		_, _ = host.PruneCache(dir, paths, host.DefaultCacheMaxBytes, host.DefaultCacheGrace)
+		_, _ = guestcache.Prune(dir, paths, guestcache.DefaultMaxBytes, guestcache.DefaultGrace, v)
 	})
 	if !present && shippedDir != "" {
 		present = seedFromShipped(filepath.Join(shippedDir, filepath.Base(path)), path)

@@ -16,5 +16,8 @@
 // run operations take the id, and only the sandbox's current run answers.
 //
 // It holds no logic of its own beyond that: it decodes arguments, calls the
-// host kernel or the capability engine, and encodes answers.
+// host kernel, the compiled-guest cache or the capability engine, and
+// encodes answers. It never lets a panic or a bare error cross to Python,
+// never calls back into Python (Python pulls events and answers them), and
+// no other Go package imports it.
 package pycore

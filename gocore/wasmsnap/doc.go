@@ -23,7 +23,9 @@
 // the original, and the calls that init made are not repeated.
 //
 // The binary rewriting is plain Go over the core WebAssembly binary format;
-// only Snapshot and CaptureInstance use wasmtime.
+// only Snapshot and CaptureInstance use wasmtime. It never reads or writes
+// files (modules come and go as bytes), and never imports the host or
+// knows a guest's language or the host functions' meaning.
 //
 // How a host uses it: build the guest as a reactor (Go: -buildmode=c-shared
 // with //go:wasmexport entries; C: -mexec-model=reactor with an exported

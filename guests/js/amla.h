@@ -3,8 +3,9 @@
  *
  * The guest is a WASI reactor. The host calls _initialize (wasi-libc's
  * constructors), then amla_init() once, and amla_run() once per instance.
- * Everything the guest asks of the host goes through the imports below
- * (module "amla"; names and JSON shapes in gocore/wire/wire.go) or WASI.
+ * Everything the guest asks of the host goes through the imports of
+ * amla_host.h (guests/include, shared with the Python guest and checked
+ * against gocore/wire) or WASI.
  */
 #ifndef AMLA_H
 #define AMLA_H
@@ -14,26 +15,7 @@
 
 #include "quickjs.h"
 
-#define AMLA_IMPORT(name) __attribute__((import_module("amla"), import_name(name)))
-
-AMLA_IMPORT("input_len") int32_t amla_input_len(void);
-AMLA_IMPORT("input_read") void amla_input_read(void *ptr);
-AMLA_IMPORT("output") void amla_output(int32_t fd, const void *ptr, int32_t len);
-AMLA_IMPORT("tool_submit") int64_t amla_tool_submit(const void *ptr, int32_t len);
-AMLA_IMPORT("tool_wait") int32_t amla_tool_wait(int64_t timeout_ms);
-AMLA_IMPORT("tool_take") void amla_tool_take(void *ptr);
-AMLA_IMPORT("exit_status") void amla_exit_status(int32_t code);
-AMLA_IMPORT("sleep") void amla_sleep(int64_t ms);
-AMLA_IMPORT("spawn") int32_t amla_spawn(const void *ptr, int32_t len);
-AMLA_IMPORT("spawn_take") void amla_spawn_take(void *ptr);
-/* disk_reserve asks for room for bytes more of files under the sandbox's
- * disk quota before they are written: 0 granted, 1 refused (ENOSPC). */
-AMLA_IMPORT("disk_reserve") int32_t amla_disk_reserve(int64_t bytes);
-/* Records the script's returned value as JSON text (wire.FnReturnValue). */
-AMLA_IMPORT("return_value") void amla_return_value(const void *ptr, int32_t len);
-
-/* What the quota charges for each new file or directory (wire.DiskEntryCost). */
-#define AMLA_DISK_ENTRY_COST 4096
+#include "amla_host.h" /* the host imports, shared with the Python guest */
 
 /* The precompiled prelude (generated at build time, prelude_bytecode.c). */
 extern const uint8_t amla_prelude_bytecode[];

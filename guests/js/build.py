@@ -43,6 +43,8 @@ import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# The header both C guests share: the host imports (amla_host.h).
+SHARED_INCLUDE = HERE.parent / "include"
 
 QUICKJS_PROJECT = "quickjs-ng"
 QUICKJS_VERSION = "0.17.0.2"
@@ -359,7 +361,7 @@ def build(out_wasm: Path, build_dir: Path) -> None:
 
     defines = [f"-DAMLA_JS_STACK={C_STACK_BYTES}", f"-DAMLA_JS_STACK_LIMIT={JS_STACK_LIMIT}"]
     tmp_out = build_dir / "amla_js.wasm.tmp"
-    cmd = cc + list(DRIVER_CFLAGS) + defines + [f"-I{src}", f"-I{HERE}"]
+    cmd = cc + list(DRIVER_CFLAGS) + defines + [f"-I{src}", f"-I{HERE}", f"-I{SHARED_INCLUDE}"]
     cmd += [str(HERE / f) for f in DRIVER_SOURCES] + [str(bytecode_c)] + [str(o) for o in objects]
     cmd += ["-mexec-model=reactor", f"-Wl,-z,stack-size={C_STACK_BYTES}", "-Wl,--strip-debug", "-o", str(tmp_out)]
     out = _run(cmd, "compiling and linking the guest")
@@ -372,7 +374,7 @@ def build(out_wasm: Path, build_dir: Path) -> None:
 
 def source_hash() -> str:
     """A hash of every input of the build that lives in this repository."""
-    files = [HERE / "build.py", HERE / "amla.h", HERE / "compile_prelude.c", HERE / PRELUDE_MAIN]
+    files = [HERE / "build.py", HERE / "amla.h", SHARED_INCLUDE / "amla_host.h", HERE / "compile_prelude.c", HERE / PRELUDE_MAIN]
     files += [HERE / f for f in DRIVER_SOURCES]
     files += [HERE / "prelude" / f"section_{n}.js" for n in PRELUDE_SECTIONS]
     return _key(*(f.name + "\0" + f.read_text() for f in files))

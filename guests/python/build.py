@@ -49,6 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# The header both C guests share: the host imports (amla_host.h).
+SHARED_INCLUDE = HERE.parent / "include"
 
 CPYTHON_VERSION = "3.13.5"
 ZIGLANG_REQUIREMENT = "ziglang==0.17.0"
@@ -164,7 +166,7 @@ def user_cache_dir() -> Path:
 
 def _repo_files() -> list[Path]:
     """Every file of this directory the build reads."""
-    files = [HERE / "build.py", HERE / "mkarchive.py", HERE / "host.h", HERE / CONFIG_SITE]
+    files = [HERE / "build.py", HERE / "mkarchive.py", HERE / "host.h", SHARED_INCLUDE / "amla_host.h", HERE / CONFIG_SITE]
     files += [HERE / f for f in DRIVER_SOURCES]
     files += sorted((HERE / "prelude").rglob("*.py"))
     return files
@@ -174,7 +176,8 @@ def source_hash() -> str:
     """A hash of every input of the build that lives in this repository."""
     h = hashlib.sha256()
     for f in _repo_files():
-        h.update(str(f.relative_to(HERE)).encode() + b"\0" + f.read_bytes() + b"\0")
+        name = f.relative_to(HERE.parent if f.is_relative_to(SHARED_INCLUDE) else HERE)
+        h.update(str(name).encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:20]
 
 
@@ -503,7 +506,7 @@ def link(out: Path, work: Path, wasi: Path, src: Path, archive_bin: Path, tools:
     # Module libraries are named relative to the build directory.
     modlibs = [str(wasi / m) if m.endswith(".a") and not os.path.isabs(m) else m for m in modlibs]
     tmp = work / "amla_python.wasm.tmp"
-    cmd = [tools["cc"], *DRIVER_CFLAGS, f"-I{wasi}", f"-I{src / 'Include'}", f"-I{HERE}", f'-DAMLA_ARCHIVE="{archive_bin}"']
+    cmd = [tools["cc"], *DRIVER_CFLAGS, f"-I{wasi}", f"-I{src / 'Include'}", f"-I{HERE}", f"-I{SHARED_INCLUDE}", f'-DAMLA_ARCHIVE="{archive_bin}"']
     cmd += [str(HERE / f) for f in DRIVER_SOURCES]
     cmd += [str(libpython), *modlibs, *WASI_LIBS, "-lm"]
     cmd += ["-mexec-model=reactor", f"-Wl,-z,stack-size={C_STACK_BYTES}", "-Wl,--strip-debug", "-o", str(tmp)]

@@ -1,6 +1,6 @@
 /*
  * hostmod.c: the builtin module `_amla`, through which the prelude (the
- * Python package _amla_guest) reaches the host functions of host.h.
+ * Python package _amla_guest) reaches the host functions of amla_host.h.
  *
  * Each function is a thin, checked call of one import; the protocol (JSON
  * shapes, framing, which request an answer belongs to) is the prelude's.

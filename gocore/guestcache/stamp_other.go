@@ -1,6 +1,6 @@
 //go:build !linux
 
-package host
+package guestcache
 
 import (
 	"io/fs"
@@ -8,5 +8,5 @@ import (
 )
 
 // fileStamp is not available here: every load reads and digests the
-// artifact (cachestamp_linux.go says what a stamp is).
+// artifact (stamp_linux.go says what a stamp is).
 func fileStamp(fs.FileInfo) (string, time.Time, bool) { return "", time.Time{}, false }

@@ -1,4 +1,4 @@
-package host
+package workerpool
 
 /*
 #include <stddef.h>
@@ -22,16 +22,18 @@ import (
 	"time"
 )
 
-// Guests run on threads the host creates with a known stack (bigstack.c
-// says why): threadStack bytes, of which wasmtime lets the guest use
-// maxWasmStack; the rest is for the host frames around it. A run's
-// goroutine starts on such a thread, and each nested process (shell() in
-// JavaScript, node in the shell) runs on a thread of its own, so nesting
-// never stacks one guest's wasm stack on another's.
+// Guests run on threads this package creates with a known stack (workers.c
+// says why): ThreadStack bytes, of which wasmtime lets the guest use the
+// host's maximum wasm stack; the rest is for the host frames around it. A
+// run's goroutine starts on such a thread (Go), and each nested process
+// (shell() in JavaScript, node in the shell) runs on a thread of its own
+// (Run), so nesting never stacks one guest's wasm stack on another's.
 //
 // The stack is virtual memory; a thread only commits the pages it
 // touches.
-const threadStack = 40 << 20
+const ThreadStack = 40 << 20
+
+const threadStack = ThreadStack
 
 // stackKeep is how much of a worker's stack stays committed between jobs;
 // the pages below it are given back to the kernel after every job, so a
@@ -48,7 +50,7 @@ const workerSpin = 250 * time.Microsecond
 
 // bigWorker is one worker thread's mailbox.
 type bigWorker struct {
-	job  atomic.Pointer[bigJob]
+	job  atomic.Pointer[Job]
 	wake chan struct{} // a token after job was set; may be stale
 }
 
@@ -58,7 +60,7 @@ const DefaultMaxWorkers = 32
 
 // idleTrimAfter is how long a worker waits for a job before it gives back
 // all but stackIdleKeep of its stack: the time an idle sandbox keeps its
-// spare (idlespares.go).
+// spare (spares.go).
 const (
 	idleTrimAfter = DefaultSpareIdle
 	stackIdleKeep = 64 << 10
@@ -72,8 +74,8 @@ var (
 	// workers is how many worker threads exist. computing is how many
 	// slots are held: a run's job holds one while it runs, except while
 	// its guest waits for Python (a tool's answer, an approval:
-	// releaseSlot), which computes nothing; a child process holds its
-	// parent's (onBigStack). A run starts only while computing is below
+	// ReleaseSlot), which computes nothing; a child process holds its
+	// parent's (Run). A run starts only while computing is below
 	// maxWorkers, on an idle worker or else a new thread, and otherwise
 	// waits in queued; a slot given up goes to the first queued run at
 	// once. So a run blocked on a tool whose handler runs another script
@@ -86,7 +88,7 @@ var (
 	workers    int
 	computing  int
 	maxWorkers = DefaultMaxWorkers
-	queued     []bigJob
+	queued     []Job
 	// startingWorkers are the workers of threads being started, by id,
 	// each holding its first job.
 	startingMu      sync.Mutex
@@ -136,7 +138,7 @@ func amlaBigStackWorker(id C.uint64_t) {
 // survive runs f and recovers a panic in it: this thread entered Go from
 // C, and a panic leaving it would end the whole process (Python with it).
 // Jobs recover their own panics where they can report them to a caller
-// (Run.execute, onBigStack); this is the last line, which can only say
+// (the host's Run.execute, Run); this is the last line, which can only say
 // what happened.
 func survive(what string, f func()) {
 	defer func() {
@@ -147,12 +149,13 @@ func survive(what string, f func()) {
 	f()
 }
 
-// bigJob is work for a worker thread; it may return more work that does
-// not keep the worker from taking its next job.
-type bigJob func() (after func())
+// Job is work for a worker thread; it may return more work (after) that
+// does not keep the worker from taking its next job: a run's follow-up
+// once its result is out.
+type Job func() (after func())
 
 // await returns w's next job.
-func (w *bigWorker) await() bigJob {
+func (w *bigWorker) await() Job {
 	if j := w.job.Swap(nil); j != nil {
 		return *j
 	}
@@ -213,10 +216,18 @@ func (b *spinBudget) start() bool {
 func (b *spinBudget) stop() { b.n.Add(-1) }
 
 // spinners are the waiters spinning now (a worker awaiting its next job,
-// Python's thread in Run.Step): at most one fewer than Go's processors,
-// so that one is always left for the thread being waited for; with one
-// processor nobody spins.
+// Python's thread in the host's Run.Step): at most one fewer than Go's
+// processors, so that one is always left for the thread being waited for;
+// with one processor nobody spins.
 var spinners = spinBudget{max: -1}
+
+// StartSpin reports whether the caller may wait by spinning (within the
+// process's budget of spinners); if so it must call StopSpin when it
+// stops.
+func StartSpin() bool { return spinners.start() }
+
+// StopSpin ends a spin StartSpin allowed.
+func StopSpin() { spinners.stop() }
 
 // SetMaxWorkers bounds the runs computing at once, and with them the
 // worker threads (n >= 1; see computing). Threads are never ended, so
@@ -228,17 +239,17 @@ func SetMaxWorkers(n int) {
 	startQueued()
 }
 
-// goOnBigStack starts f on a worker thread with a stack of threadStack
-// bytes and returns: the worker that became idle last takes it, or a new
-// one is started, or with maxWorkers jobs computing f waits for the first
-// slot to be released (queued is then true). A run's own goroutine starts
-// this way (Sandbox.Start).
-func goOnBigStack(f bigJob) (queued bool, err error) { return dispatch(f, false) }
+// Go starts f on a worker thread with a stack of ThreadStack bytes and
+// returns: the worker that became idle last takes it, or a new one is
+// started, or with maxWorkers jobs computing f waits for the first slot to
+// be released (queued is then true). A run's own goroutine starts this way
+// (the host's Sandbox.Start).
+func Go(f Job) (queued bool, err error) { return dispatch(f, false) }
 
 // dispatch hands f to a worker. A nested job never waits in the queue,
 // and holds its caller's slot rather than one of its own (the caller
-// waits for it: onBigStack).
-func dispatch(f bigJob, nested bool) (bool, error) {
+// waits for it: Run).
+func dispatch(f Job, nested bool) (bool, error) {
 	idleMu.Lock()
 	if !nested {
 		if computing >= maxWorkers {
@@ -275,7 +286,7 @@ func takeWorkerLocked() *bigWorker {
 
 // startJob gives f to w, or with w nil to a new thread (counted already
 // in workers, and uncounted again when it cannot be started).
-func startJob(w *bigWorker, f bigJob) error {
+func startJob(w *bigWorker, f Job) error {
 	if w != nil {
 		w.job.Store(&f)
 		select {
@@ -303,10 +314,10 @@ func startJob(w *bigWorker, f bigJob) error {
 	return nil
 }
 
-// releaseSlot is called by a job that stops computing to wait for Python
-// (or for a child process) and will call retakeSlot when it goes on: the
+// ReleaseSlot is called by a job that stops computing to wait for Python
+// (or for a child process) and will call RetakeSlot when it goes on: the
 // first queued run, if any, starts in its place.
-func releaseSlot() {
+func ReleaseSlot() {
 	idleMu.Lock()
 	computing--
 	idleMu.Unlock()
@@ -328,38 +339,39 @@ func startQueued() {
 		idleMu.Unlock()
 		if err := startJob(w, f); err != nil {
 			// No thread to be had: the run waits at the head of the queue
-			// for the next slot (its deadline still runs: Sandbox.start).
+			// for the next slot (its deadline still runs: the host's Sandbox.start).
 			fmt.Fprintf(os.Stderr, "amla-sandbox: %v; the run waits for a worker\n", err)
 			idleMu.Lock()
 			computing--
-			queued = append([]bigJob{f}, queued...)
+			queued = append([]Job{f}, queued...)
 			idleMu.Unlock()
 			return
 		}
 	}
 }
 
-// retakeSlot is called by a job that released its slot when it computes
+// RetakeSlot is called by a job that released its slot when it computes
 // again. It never waits (the job holds its thread already), so it may take
 // computing past maxWorkers for a while.
-func retakeSlot() {
+func RetakeSlot() {
 	idleMu.Lock()
 	computing++
 	idleMu.Unlock()
 }
 
-// onBigStack runs f on a worker thread of its own and returns when f has
+// Run runs f on a worker thread of its own and returns when f has
 // returned; a panic in f is raised again here. A nested process starts
-// this way, from its parent's thread (proc.spawn): the child holds its
-// parent's slot while the parent waits, so a run with its children counts
-// once, and a child waiting on Python leaves the slot as a run does.
-func onBigStack(f func()) error {
+// this way, from its parent's thread (the host's proc.spawn): the child
+// holds its parent's slot while the parent waits, so a run with its
+// children counts once, and a child waiting on Python leaves the slot as a
+// run does.
+func Run(f func()) error {
 	done := make(chan any, 1)
 	_, err := dispatch(func() func() {
 		defer func() {
 			// The caller's slot, which this job held, is the caller's
 			// again before the worker gives up this job's.
-			retakeSlot()
+			RetakeSlot()
 			done <- recover()
 		}()
 		f()
@@ -372,6 +384,14 @@ func onBigStack(f func()) error {
 		panic(p)
 	}
 	return nil
+}
+
+// Counts are the worker threads that exist and the slots held now (for
+// tests of the bound).
+func Counts() (threads, slots int) {
+	idleMu.Lock()
+	defer idleMu.Unlock()
+	return workers, computing
 }
 
 // threadStackSize is the stack size of the thread running the caller (0

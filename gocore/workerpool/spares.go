@@ -1,11 +1,11 @@
-package host
+package workerpool
 
 // Spares of idle sandboxes are released.
 //
-// A sandbox's spare (spare.go) makes its next run fast, and costs the host
-// the instance's private pages: 0.7-1.7 MB per sandbox that has run. A
-// process holding a thousand agent sessions, most of them idle, would keep
-// a gigabyte of spares for runs that may never come. So spares are kept
+// A sandbox's spare (the host's spare.go) makes its next run fast, and
+// costs the host the instance's private pages: 0.7-1.7 MB per sandbox that
+// has run. A process holding a thousand agent sessions, most of them idle,
+// would keep a gigabyte of spares for runs that may never come. So spares are kept
 // only for the sandboxes used most recently: at most maxSpares in the
 // process, and none that nobody ran for spareIdle. A released spare costs
 // the sandbox one instance made when it next runs (about 80 µs), nothing
@@ -37,9 +37,39 @@ const (
 	DefaultSpareIdle = 10 * time.Second
 )
 
+// A SpareHolder keeps a spare instance that the process-wide bounds apply
+// to (a sandbox). Its spare is guarded by a lock of its own, which the
+// janitor only tries to take: a holder busy with its spare is passed over.
+type SpareHolder interface {
+	// TryLockSpare takes the lock guarding the spare unless it is held.
+	TryLockSpare() bool
+	// UnlockSpare releases the lock TryLockSpare took.
+	UnlockSpare()
+	// ReleaseSpare closes the spare, if there is one, and reports whether
+	// there was; the lock is held.
+	ReleaseSpare() bool
+	// Closed reports whether the holder is closed (it keeps no spare); it
+	// may be called with or without the lock.
+	Closed() bool
+}
+
+// SpareSlot is a holder's place in the process's line of spares; the zero
+// value is out of the line. Its fields are guarded by the line's mutex.
+type SpareSlot struct {
+	elem *list.Element
+	// at is when the holder's spare was last made.
+	at time.Time
+}
+
+// spareEntry is a holder in the line, with its slot.
+type spareEntry struct {
+	h    SpareHolder
+	slot *SpareSlot
+}
+
 var spares = struct {
 	mu      sync.Mutex
-	lru     list.List // *Sandbox holding a spare, least recently used first
+	lru     list.List // spareEntry of a holder with a spare, least recently used first
 	max     int
 	idle    time.Duration
 	janitor bool // the goroutine releasing idle spares is running
@@ -48,8 +78,8 @@ var spares = struct {
 	wake chan struct{}
 }{max: DefaultMaxSpares, idle: DefaultSpareIdle, wake: make(chan struct{}, 1)}
 
-// SetSpareBounds sets how many sandboxes of this process keep a spare
-// instance at most (0: none), and how long a spare is kept unused.
+// SetSpareBounds sets how many holders (sandboxes) of this process keep a
+// spare instance at most (0: none), and how long a spare is kept unused.
 func SetSpareBounds(max int, idle time.Duration) {
 	spares.mu.Lock()
 	spares.max, spares.idle = max, idle
@@ -61,14 +91,15 @@ func SetSpareBounds(max int, idle time.Duration) {
 	releaseSpares(trimSpares(time.Now()))
 }
 
-// noteSpare records that s has a spare as of now. spareMu must be held.
-func (s *Sandbox) noteSpare() {
+// NoteSpare records that h, whose place in the line is slot, has a spare
+// as of now. h's spare lock must be held.
+func NoteSpare(h SpareHolder, slot *SpareSlot) {
 	spares.mu.Lock()
-	s.spareAt = time.Now()
-	if s.spareElem != nil {
-		spares.lru.MoveToBack(s.spareElem)
+	slot.at = time.Now()
+	if slot.elem != nil {
+		spares.lru.MoveToBack(slot.elem)
 	} else {
-		s.spareElem = spares.lru.PushBack(s)
+		slot.elem = spares.lru.PushBack(spareEntry{h, slot})
 	}
 	victims := trimSparesLocked(time.Time{})
 	if !spares.janitor && spares.lru.Len() > 0 {
@@ -79,37 +110,37 @@ func (s *Sandbox) noteSpare() {
 	releaseSpares(victims)
 }
 
-// forgetSpare drops s from the line (its spare was taken or closed).
-// spareMu must be held.
-func (s *Sandbox) forgetSpare() {
+// ForgetSpare takes the holder whose place is slot out of the line (its
+// spare was taken or closed). The holder's spare lock must be held.
+func ForgetSpare(slot *SpareSlot) {
 	spares.mu.Lock()
-	if s.spareElem != nil {
-		spares.lru.Remove(s.spareElem)
-		s.spareElem = nil
+	if slot.elem != nil {
+		spares.lru.Remove(slot.elem)
+		slot.elem = nil
 	}
 	spares.mu.Unlock()
 }
 
-// trimSpares takes from the line the sandboxes over the bound, and with a
+// trimSpares takes from the line the holders over the bound, and with a
 // non-zero now those whose spare has been unused for the idle time.
-func trimSpares(now time.Time) []*Sandbox {
+func trimSpares(now time.Time) []spareEntry {
 	spares.mu.Lock()
 	defer spares.mu.Unlock()
 	return trimSparesLocked(now)
 }
 
-func trimSparesLocked(now time.Time) []*Sandbox {
-	var out []*Sandbox
+func trimSparesLocked(now time.Time) []spareEntry {
+	var out []spareEntry
 	for e := spares.lru.Front(); e != nil; {
-		s := e.Value.(*Sandbox)
+		s := e.Value.(spareEntry)
 		next := e.Next()
 		over := spares.lru.Len() > spares.max
-		stale := !now.IsZero() && now.Sub(s.spareAt) >= spares.idle
+		stale := !now.IsZero() && now.Sub(s.slot.at) >= spares.idle
 		if !over && !stale {
 			break // the rest were used later
 		}
 		spares.lru.Remove(e)
-		s.spareElem = nil
+		s.slot.elem = nil
 		out = append(out, s)
 		e = next
 	}
@@ -117,31 +148,29 @@ func trimSparesLocked(now time.Time) []*Sandbox {
 }
 
 // releaseSpares closes the spares of victims and reports whether it
-// closed any. A sandbox busy with its spare (a run taking it, the reset
+// closed any. A holder busy with its spare (a run taking it, the reset
 // making it, a run ending without one) is put back at the front of the
 // line, for the janitor's next look.
-func releaseSpares(victims []*Sandbox) (released bool) {
-	var busy []*Sandbox
+func releaseSpares(victims []spareEntry) (released bool) {
+	var busy []spareEntry
 	for _, s := range victims {
-		if !s.spareMu.TryLock() {
+		if !s.h.TryLockSpare() {
 			busy = append(busy, s)
 			continue
 		}
 		spares.mu.Lock()
-		noted := s.spareElem != nil // its spare was made again meanwhile
+		noted := s.slot.elem != nil // its spare was made again meanwhile
 		spares.mu.Unlock()
-		if !noted && s.spare != nil {
-			s.spare.close()
-			s.spare = nil
+		if !noted && s.h.ReleaseSpare() {
 			released = true
 		}
-		s.spareMu.Unlock()
+		s.h.UnlockSpare()
 	}
 	if len(busy) > 0 {
 		spares.mu.Lock()
 		for i := len(busy) - 1; i >= 0; i-- {
-			if s := busy[i]; s.spareElem == nil && !s.isClosed() {
-				s.spareElem = spares.lru.PushFront(s)
+			if s := busy[i]; s.slot.elem == nil && !s.h.Closed() {
+				s.slot.elem = spares.lru.PushFront(s)
 			}
 		}
 		spares.mu.Unlock()
@@ -159,7 +188,7 @@ func spareSlack(idle time.Duration) time.Duration {
 // system (trimProcessMemory: a collection of the Go heap among others).
 const trimEvery = time.Second
 
-// releaseIdleSpares runs while any sandbox holds a spare (or memory freed
+// releaseIdleSpares runs while any holder has a spare (or memory freed
 // by released ones is still to be given back), releasing each spare once
 // it has been unused for the idle time.
 func releaseIdleSpares() {
@@ -175,16 +204,16 @@ func releaseIdleSpares() {
 		due := time.Now().Add(time.Hour)
 		switch {
 		case spares.lru.Len() > spares.max:
-			due = time.Now() // a sandbox over the bound was busy when trimmed
+			due = time.Now() // a holder over the bound was busy when trimmed
 		case spares.lru.Len() > 0:
 			idle := spares.idle
-			due = spares.lru.Front().Value.(*Sandbox).spareAt.Add(idle + spareSlack(idle))
+			due = spares.lru.Front().Value.(spareEntry).slot.at.Add(idle + spareSlack(idle))
 		}
 		if next := lastTrim.Add(trimEvery); toTrim && next.Before(due) {
 			due = next
 		}
 		spares.mu.Unlock()
-		// At least a moment between looks: a sandbox busy with its spare
+		// At least a moment between looks: a holder busy with its spare
 		// is back at the front of the line at once.
 		t := time.NewTimer(max(time.Until(due), 10*time.Millisecond))
 		select {

@@ -1,4 +1,4 @@
-// Threads with a stack big enough for a guest's wasm stack (bigstack.go).
+// Threads with a stack big enough for a guest's wasm stack (workers.go).
 //
 // wasmtime runs wasm on the stack of the thread that calls it. Threads the
 // Go runtime creates get the C library's default stack (8 MiB with a usual
@@ -24,7 +24,7 @@
 
 // amla_bigstack_main is the thread's body: it enters Go, which serves
 // guest runs on this thread for the life of the process. arg is the
-// worker's id (bigstack.go), passed by value in the pointer.
+// worker's id (workers.go), passed by value in the pointer.
 static void *amla_bigstack_main(void *arg) {
 	amlaBigStackWorker((uint64_t)(uintptr_t)arg);
 	return NULL;

@@ -1,4 +1,4 @@
-package host
+package guestcache
 
 // Compiled artifacts are native code: wasmtime maps a .cwasm file and
 // runs it. Before loading one, the host checks that it is ours.
@@ -14,7 +14,7 @@ package host
 //   - The directory and the artifact must belong to this user (or root)
 //     and be writable by nobody else, as ssh checks its files; one of this
 //     user's own that others could write is made private first
-//     (cacheperm_unix.go). A directory of another user is not used at
+//     (perm_unix.go). A directory of another user is not used at
 //     all: guests compile in memory.
 //   - Every artifact this package writes gets a keyed digest beside it
 //     (<artifact>.mac, HMAC-SHA-256 under a random key kept in the cache
@@ -25,7 +25,7 @@ package host
 //     the package's own code) is adopted: its digest is written then.
 //   - Reading a 40 MB artifact to digest it takes 50-150 ms, on the first
 //     run of every process. So the digest file also records the artifact's
-//     stamp (cachestamp_linux.go: device, inode, size, change time) when its
+//     stamp (stamp_linux.go: device, inode, size, change time) when its
 //     bytes were last digested; a load that finds the same stamp, on a file
 //     only this user can change, skips the reading. Any change to the file
 //     moves its change time, which only the kernel sets.
@@ -49,8 +49,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/bytecodealliance/wasmtime-go/v39"
 )
 
 const (
@@ -59,8 +57,8 @@ const (
 	cacheKeySize = 32
 )
 
-// errUnverified: the artifact is not one this package wrote (or adopted).
-var errUnverified = errors.New("compiled artifact not verified as this package's")
+// ErrUnverified: the artifact is not one this package wrote (or adopted).
+var ErrUnverified = errors.New("compiled artifact not verified as this package's")
 
 var (
 	cacheKeysMu sync.Mutex
@@ -130,10 +128,9 @@ func artifactMAC(key []byte, r io.Reader) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// trustedCacheDir reports whether dir may hold artifacts this process
-// loads: it must exist (or be made) as this user's, writable by nobody
-// else.
-func trustedCacheDir(dir string) error {
+// TrustedDir reports whether dir may hold artifacts this process loads:
+// it must exist (or be made) as this user's, writable by nobody else.
+func TrustedDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("module cache %s: %w", dir, err)
 	}
@@ -147,12 +144,12 @@ func trustedCacheDir(dir string) error {
 	return checkOwned(dir, info)
 }
 
-// writeArtifact writes a compiled artifact and its keyed digest, each
+// WriteArtifact writes a compiled artifact and its keyed digest, each
 // atomically (the artifact first: a reader that sees it without its digest
 // compiles again rather than load it).
-func writeArtifact(path string, data []byte) error {
+func WriteArtifact(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	if err := trustedCacheDir(dir); err != nil {
+	if err := TrustedDir(dir); err != nil {
 		return err
 	}
 	key, err := cacheKey(dir)
@@ -163,7 +160,7 @@ func writeArtifact(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(path, data); err != nil {
+	if err := WriteAtomic(path, data); err != nil {
 		return err
 	}
 	// No stamp yet: the first load digests the file in place once more and
@@ -171,41 +168,34 @@ func writeArtifact(path string, data []byte) error {
 	return writeMAC(path, mac, nil)
 }
 
-// removeArtifact removes an artifact and its digest.
-func removeArtifact(path string) {
+// RemoveArtifact removes an artifact and its digest.
+func RemoveArtifact(path string) {
 	_ = os.Remove(path)
 	_ = os.Remove(path + macSuffix)
 }
 
-// loadCached loads the artifact at path for the guest at wasmPath once it
-// is verified as this package's. An error wrapping os.ErrNotExist means
-// there is none; any other error means it must not be loaded.
-func loadCached(eng *wasmtime.Engine, wasmPath, path string) (*wasmtime.Module, error) {
-	if err := verifyArtifact(wasmPath, path); err != nil {
-		return nil, err
-	}
-	return wasmtime.NewModuleDeserializeFile(eng, path)
-}
-
-// verifyArtifact checks the artifact at path (see the top of this file).
-func verifyArtifact(wasmPath, path string) error {
+// VerifyArtifact checks that the artifact at path, compiled from the guest
+// at wasmPath, is this package's and unchanged (see the top of this file).
+// An error wrapping os.ErrNotExist means there is none; an error wrapping
+// ErrUnverified, or any other, means it must not be loaded.
+func VerifyArtifact(wasmPath, path string) error {
 	info, err := os.Lstat(path)
 	if err != nil {
 		return err
 	}
 	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w: not a regular file", path, errUnverified)
+		return fmt.Errorf("%s: %w: not a regular file", path, ErrUnverified)
 	}
 	dir := filepath.Dir(path)
-	if err := trustedCacheDir(dir); err != nil {
-		return fmt.Errorf("%w: %v", errUnverified, err)
+	if err := TrustedDir(dir); err != nil {
+		return fmt.Errorf("%w: %v", ErrUnverified, err)
 	}
 	if err := checkOwned(path, info); err != nil {
-		return fmt.Errorf("%w: %v", errUnverified, err)
+		return fmt.Errorf("%w: %v", ErrUnverified, err)
 	}
 	key, err := cacheKey(dir)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUnverified, err)
+		return fmt.Errorf("%w: %v", ErrUnverified, err)
 	}
 	stamp, _, stamped := fileStamp(info)
 	want, wantStamp, macErr := readMAC(path)
@@ -223,12 +213,12 @@ func verifyArtifact(wasmPath, path string) error {
 	}
 	if macErr == nil {
 		if !hmac.Equal([]byte(want), []byte(got)) {
-			return fmt.Errorf("%s: %w: its digest does not match", path, errUnverified)
+			return fmt.Errorf("%s: %w: its digest does not match", path, ErrUnverified)
 		}
 	} else if !errors.Is(macErr, os.ErrNotExist) {
-		return fmt.Errorf("%s: %w: %v", path, errUnverified, macErr)
+		return fmt.Errorf("%s: %w: %v", path, ErrUnverified, macErr)
 	} else if !shippedCopy(wasmPath, path) {
-		return fmt.Errorf("%s: %w: it has no digest", path, errUnverified)
+		return fmt.Errorf("%s: %w: it has no digest", path, ErrUnverified)
 	}
 	// Record the stamp the bytes were digested at (best effort: without
 	// it the next load digests again).
@@ -290,7 +280,7 @@ func writeMAC(path, mac string, info fs.FileInfo) error {
 			line += " " + stamp
 		}
 	}
-	return writeAtomic(path+macSuffix, []byte(line+"\n"))
+	return WriteAtomic(path+macSuffix, []byte(line+"\n"))
 }
 
 // shippedCopy reports whether the artifact at path is the one the package
@@ -329,4 +319,32 @@ func sameContent(p, q string) bool {
 	}
 	a, b := hash(p), hash(q)
 	return a != nil && bytes.Equal(a, b)
+}
+
+// WriteAtomic writes data to a temporary file beside path and renames it
+// into place, so a reader never sees a half-written artifact. Temporary
+// files a crash leaves behind are Prune's to remove.
+func WriteAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*"+cacheSuffix)
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }

@@ -1,17 +1,21 @@
-package host
+package guestcache
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/bytecodealliance/wasmtime-go/v39"
 )
+
+// testVersion stands for the linked wasmtime's version: keys and pruning
+// only compare it.
+const testVersion = "39.0.1"
 
 func TestWasmtimeVersionFrom(t *testing.T) {
 	tests := []struct {
@@ -28,7 +32,7 @@ func TestWasmtimeVersionFrom(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := wasmtimeVersionFrom(&debug.BuildInfo{Deps: tt.deps})
+			got, err := VersionFromBuildInfo(&debug.BuildInfo{Deps: tt.deps})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
@@ -39,26 +43,6 @@ func TestWasmtimeVersionFrom(t *testing.T) {
 				t.Fatalf("got %q, %v; want %q", got, err, tt.want)
 			}
 		})
-	}
-}
-
-func TestLinkedWasmtimeVersionComesFromTheBuild(t *testing.T) {
-	v, err := LinkedWasmtimeVersion()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !regexp.MustCompile(`^\d+(\.\d+\.\d+)?$`).MatchString(v) {
-		t.Fatalf("version %q does not look like a release", v)
-	}
-}
-
-func TestEngineRecordNamesTheVersion(t *testing.T) {
-	info, err := fingerprintOf(wasmtime.NewEngine())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !regexp.MustCompile(`^\d+(\.\d+)*$`).MatchString(info.version) {
-		t.Fatalf("version %q", info.version)
 	}
 }
 
@@ -94,12 +78,11 @@ func TestParseEngineSectionRejectsOtherInput(t *testing.T) {
 	}
 }
 
-func writeGuest(t *testing.T, dir, wat string) string {
+// writeGuest writes a stand-in guest: the cache keys a guest by its
+// bytes and never parses them.
+func writeGuest(t *testing.T, dir, text string) string {
 	t.Helper()
-	wasm, err := wasmtime.Wat2Wasm(wat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := append([]byte("\x00asm\x01\x00\x00\x00"), text...)
 	path := filepath.Join(dir, "guest.wasm")
 	if err := os.WriteFile(path, wasm, 0o644); err != nil {
 		t.Fatal(err)
@@ -107,10 +90,10 @@ func writeGuest(t *testing.T, dir, wat string) string {
 	return path
 }
 
-func TestCacheFileNameFollowsTheBytes(t *testing.T) {
+func TestFileNameFollowsTheBytes(t *testing.T) {
 	dir := t.TempDir()
 	wasm := writeGuest(t, dir, `(module (func (export "a")))`)
-	a, err := CacheFileName(wasm)
+	a, err := FileName(wasm, testVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,16 +104,34 @@ func TestCacheFileNameFollowsTheBytes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "copy.wasm"), mustRead(t, wasm), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := CacheFileName(filepath.Join(dir, "copy.wasm")); b != a {
+	if b, _ := FileName(filepath.Join(dir, "copy.wasm"), testVersion); b != a {
 		t.Fatalf("copy: %q != %q", b, a)
 	}
 	time.Sleep(10 * time.Millisecond) // a new mtime, so the remembered digest is not reused
 	writeGuest(t, dir, `(module (func (export "b")))`)
-	if c, _ := CacheFileName(wasm); c == a {
+	if c, _ := FileName(wasm, testVersion); c == a {
 		t.Fatalf("changed guest kept key %q", a)
 	}
-	if _, err := CacheFileName(filepath.Join(dir, "missing.wasm")); err == nil || !strings.Contains(err.Error(), "missing.wasm") {
+	if _, err := FileName(filepath.Join(dir, "missing.wasm"), testVersion); err == nil || !strings.Contains(err.Error(), "missing.wasm") {
 		t.Fatalf("missing file: err = %v", err)
+	}
+	if _, err := FileName(wasm, ""); err == nil {
+		t.Fatal("a key without a wasmtime version")
+	}
+}
+
+// fakeCompile stands for the host's compiler: it writes a verified
+// artifact after a moment (so that concurrent callers overlap) and counts
+// its calls.
+func fakeCompile(calls *atomic.Int32) CompileFunc {
+	return func(wasmPath, outPath string) (time.Duration, error) {
+		calls.Add(1)
+		wasm, err := os.ReadFile(wasmPath)
+		if err != nil {
+			return 0, err
+		}
+		time.Sleep(20 * time.Millisecond)
+		return 20 * time.Millisecond, WriteArtifact(outPath, append([]byte("compiled:"), wasm...))
 	}
 }
 
@@ -143,19 +144,20 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
-func TestEnsureCachedCompilesOnceAcrossConcurrentCallers(t *testing.T) {
+func TestEnsureCompilesOnceAcrossConcurrentCallers(t *testing.T) {
 	dir := t.TempDir()
 	wasm := writeGuest(t, dir, `(module (func (export "run")))`)
 	cache := filepath.Join(dir, "cache")
 	const n = 8
 	var wg sync.WaitGroup
-	entries := make([]CacheEntry, n)
+	var calls atomic.Int32
+	entries := make([]Entry, n)
 	errs := make([]error, n)
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			entries[i], errs[i] = EnsureCached(cache, wasm, nil)
+			entries[i], errs[i] = Ensure(cache, wasm, testVersion, fakeCompile(&calls), nil)
 		}(i)
 	}
 	wg.Wait()
@@ -171,26 +173,26 @@ func TestEnsureCachedCompilesOnceAcrossConcurrentCallers(t *testing.T) {
 			t.Fatalf("different paths %q, %q", entries[i].Path, entries[0].Path)
 		}
 	}
-	if compiled != 1 {
-		t.Fatalf("%d callers compiled, want 1", compiled)
+	if compiled != 1 || calls.Load() != 1 {
+		t.Fatalf("%d callers compiled (%d compiles), want 1", compiled, calls.Load())
 	}
-	if _, err := wasmtime.NewModuleDeserializeFile(sharedEngine(), entries[0].Path); err != nil {
-		t.Fatalf("artifact does not load: %v", err)
+	if err := VerifyArtifact(wasm, entries[0].Path); err != nil {
+		t.Fatalf("artifact does not verify: %v", err)
 	}
 	left, _ := filepath.Glob(filepath.Join(cache, "*.lock"))
 	if len(left) != 0 {
 		t.Fatalf("locks left behind: %v", left)
 	}
-	again, err := EnsureCached(cache, wasm, func(bool) { t.Fatal("compiled a cached module") })
+	again, err := Ensure(cache, wasm, testVersion, fakeCompile(&calls), func(bool) { t.Fatal("compiled a cached module") })
 	if err != nil || again.Compiled || again.Waited {
 		t.Fatalf("second call: %+v, %v", again, err)
 	}
 }
 
-func TestEnsureCachedTakesOverAStaleLock(t *testing.T) {
+func TestEnsureTakesOverAStaleLock(t *testing.T) {
 	dir := t.TempDir()
 	wasm := writeGuest(t, dir, `(module)`)
-	path, _, err := CachePath(dir, wasm)
+	path, _, err := Path(dir, wasm, testVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,19 +205,23 @@ func TestEnsureCachedTakesOverAStaleLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	var waited bool
-	e, err := EnsureCached(dir, wasm, func(w bool) { waited = waited || w })
+	var calls atomic.Int32
+	e, err := Ensure(dir, wasm, testVersion, fakeCompile(&calls), func(w bool) { waited = waited || w })
 	if err != nil || !e.Compiled || !waited {
 		t.Fatalf("entry %+v, waited %v, err %v", e, waited, err)
 	}
 }
 
-func TestEnsureCachedReportsABadGuest(t *testing.T) {
+func TestEnsureReportsACompileError(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.wasm")
 	if err := os.WriteFile(bad, []byte("not wasm"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := EnsureCached(filepath.Join(dir, "cache"), bad, nil); err == nil || !strings.Contains(err.Error(), "bad.wasm") {
+	failing := func(wasmPath, _ string) (time.Duration, error) {
+		return 0, fmt.Errorf("compiling guest module %s: not wasm", wasmPath)
+	}
+	if _, err := Ensure(filepath.Join(dir, "cache"), bad, testVersion, failing, nil); err == nil || !strings.Contains(err.Error(), "bad.wasm") {
 		t.Fatalf("err = %v, want one naming bad.wasm", err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "cache", "*.lock")); len(left) != 0 {
@@ -223,7 +229,7 @@ func TestEnsureCachedReportsABadGuest(t *testing.T) {
 	}
 }
 
-func TestPruneCache(t *testing.T) {
+func TestPrune(t *testing.T) {
 	now := time.Now()
 	type file struct {
 		name string
@@ -272,10 +278,7 @@ func TestPruneCache(t *testing.T) {
 		},
 	}
 	// Our artifacts carry the linked wasmtime version in their names.
-	v, err := LinkedWasmtimeVersion()
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := testVersion
 	own := regexp.MustCompile(`^guest-[a-z]\.cwasm$`)
 	rename := func(names []string) []string {
 		out := make([]string, len(names))
@@ -308,7 +311,7 @@ func TestPruneCache(t *testing.T) {
 			for _, k := range tt.keep {
 				keep = append(keep, filepath.Join(dir, k))
 			}
-			rep, err := PruneCache(dir, keep, tt.maxBytes, time.Hour)
+			rep, err := Prune(dir, keep, tt.maxBytes, time.Hour, testVersion)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -322,7 +325,7 @@ func TestPruneCache(t *testing.T) {
 			}
 		})
 	}
-	if rep, err := PruneCache(filepath.Join(t.TempDir(), "none"), nil, 0, 0); err != nil || len(rep.Removed) != 0 {
+	if rep, err := Prune(filepath.Join(t.TempDir(), "none"), nil, 0, 0, testVersion); err != nil || len(rep.Removed) != 0 {
 		t.Fatalf("missing dir: %+v, %v", rep, err)
 	}
 }
@@ -339,29 +342,10 @@ func TestPortableTarget(t *testing.T) {
 		{"windows", "386", "", true},
 	}
 	for _, tt := range tests {
-		triple, _, err := portableTarget(tt.goos, tt.goarch)
+		triple, _, err := PortableTarget(tt.goos, tt.goarch)
 		if (err != nil) != tt.wantErr || triple != tt.triple {
 			t.Errorf("%s/%s: got %q, %v", tt.goos, tt.goarch, triple, err)
 		}
-	}
-}
-
-func TestPrecompilePortableLoadsInTheRuntimeEngine(t *testing.T) {
-	dir := t.TempDir()
-	wasm := writeGuest(t, dir, `(module (func (export "run") (result i32) i32.const 7))`)
-	out := filepath.Join(dir, "shipped", "g.cwasm")
-	if _, err := PrecompilePortable(wasm, out); err != nil {
-		t.Fatal(err)
-	}
-	m, err := wasmtime.NewModuleDeserializeFile(sharedEngine(), out)
-	if err != nil {
-		t.Fatalf("shipped artifact does not load: %v", err)
-	}
-	if len(m.Exports()) != 1 {
-		t.Fatalf("exports: %d", len(m.Exports()))
-	}
-	if _, err := PrecompilePortable(filepath.Join(dir, "missing.wasm"), out); err == nil || !strings.Contains(err.Error(), "missing.wasm") {
-		t.Fatalf("missing guest: err = %v", err)
 	}
 }
 

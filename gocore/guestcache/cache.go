@@ -1,4 +1,4 @@
-package host
+package guestcache
 
 // The on-disk cache of compiled guest modules.
 //
@@ -23,7 +23,7 @@ package host
 // two versions) from deleting each other's artifacts on every start.
 //
 // Trust: an artifact is loaded only once it is verified as this package's
-// (cachefile.go): owned by this user in a directory only this user can
+// (trust.go): owned by this user in a directory only this user can
 // write, with a keyed digest written beside it when it was compiled.
 //
 // Concurrency: artifacts are written to a temporary file and renamed into
@@ -49,8 +49,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/bytecodealliance/wasmtime-go/v39"
 )
 
 const (
@@ -58,8 +56,10 @@ const (
 	// its major version is wasmtime's major version and its version the
 	// version of the bundled library.
 	wasmtimeModule = "github.com/bytecodealliance/wasmtime-go"
-	cacheSuffix    = ".cwasm"
-	lockSuffix     = ".lock"
+	// Suffix ends the name of every artifact.
+	Suffix      = ".cwasm"
+	cacheSuffix = Suffix
+	lockSuffix  = ".lock"
 	// lockStale is how old a compile lock may grow before it is taken to
 	// belong to a process that died while compiling.
 	lockStale = 10 * time.Minute
@@ -69,42 +69,18 @@ const (
 	lockPoll = 50 * time.Millisecond
 )
 
-// DefaultCacheMaxBytes caps the cache; DefaultCacheGrace is how long an
-// artifact the running package does not use survives unused.
+// DefaultMaxBytes caps the cache; DefaultGrace is how long an artifact
+// the running package does not use survives unused.
 const (
-	DefaultCacheMaxBytes int64 = 1 << 30
-	DefaultCacheGrace          = time.Hour
+	DefaultMaxBytes int64 = 1 << 30
+	DefaultGrace          = time.Hour
 )
 
-var (
-	versionOnce sync.Once
-	versionVal  string
-	versionErr  error
-)
-
-// LinkedWasmtimeVersion is the version of the wasmtime library linked into
-// this binary: the wasmtime-go module's version from the build info
-// ("39.0.1"), or, in binaries built without dependency information (go
-// test), the version wasmtime itself writes into its compiled artifacts.
-func LinkedWasmtimeVersion() (string, error) {
-	versionOnce.Do(func() {
-		if info, ok := debug.ReadBuildInfo(); ok {
-			if versionVal, versionErr = wasmtimeVersionFrom(info); versionErr == nil {
-				return
-			}
-		}
-		var fp engineInfo
-		if fp, versionErr = engineFingerprint(); versionErr == nil {
-			versionVal = fp.version
-		}
-	})
-	return versionVal, versionErr
-}
-
-// wasmtimeVersionFrom finds the wasmtime-go module among info's
+// VersionFromBuildInfo finds the wasmtime-go module among info's
 // dependencies (honouring a replace directive) and returns its version
-// without the leading "v".
-func wasmtimeVersionFrom(info *debug.BuildInfo) (string, error) {
+// without the leading "v" ("39.0.1"). Binaries built without dependency
+// information (go test) have none: EngineVersion reads it from an artifact.
+func VersionFromBuildInfo(info *debug.BuildInfo) (string, error) {
 	for _, dep := range info.Deps {
 		if dep.Path != wasmtimeModule && !strings.HasPrefix(dep.Path, wasmtimeModule+"/") {
 			continue
@@ -129,32 +105,11 @@ type engineInfo struct {
 	version string
 }
 
-var (
-	fingerprintOnce sync.Once
-	fingerprintVal  engineInfo
-	fingerprintErr  error
-)
-
-// engineFingerprint compiles an empty module with the shared engine and
-// reads the ".wasmtime.engine" section of its artifact.
-func engineFingerprint() (engineInfo, error) {
-	fingerprintOnce.Do(func() {
-		fingerprintVal, fingerprintErr = fingerprintOf(sharedEngine())
-	})
-	return fingerprintVal, fingerprintErr
-}
-
-func fingerprintOf(eng *wasmtime.Engine) (engineInfo, error) {
-	// (module): the smallest valid module.
-	m, err := wasmtime.NewModule(eng, []byte("\x00asm\x01\x00\x00\x00"))
-	if err != nil {
-		return engineInfo{}, fmt.Errorf("engine fingerprint: %w", err)
-	}
-	art, err := m.Serialize()
-	if err != nil {
-		return engineInfo{}, fmt.Errorf("engine fingerprint: %w", err)
-	}
-	return parseEngineSection(art)
+// EngineVersion is the wasmtime version recorded in a compiled artifact
+// (its ".wasmtime.engine" section).
+func EngineVersion(artifact []byte) (string, error) {
+	info, err := parseEngineSection(artifact)
+	return info.version, err
 }
 
 // parseEngineSection reads the engine record of a serialized module: an
@@ -220,16 +175,16 @@ func FileDigest(path string) (string, error) {
 	return d, nil
 }
 
-// CacheFileName is the artifact name (the cache key) for the guest at
-// wasmPath compiled by this binary's wasmtime for this platform.
-func CacheFileName(wasmPath string) (string, error) {
+// FileName is the artifact name (the cache key) for the guest at wasmPath
+// compiled by wasmtime version wasmtimeVersion for this platform.
+func FileName(wasmPath, wasmtimeVersion string) (string, error) {
 	d, err := FileDigest(wasmPath)
 	if err != nil {
 		return "", err
 	}
-	v, err := LinkedWasmtimeVersion()
-	if err != nil {
-		return "", err
+	v := wasmtimeVersion
+	if v == "" {
+		return "", errors.New("module cache: no wasmtime version to key artifacts with")
 	}
 	return fmt.Sprintf("%s-wt%s-%s-%s%s", d[:16], v, pythonPlatform(runtime.GOOS), pythonMachine(runtime.GOOS, runtime.GOARCH), cacheSuffix), nil
 }
@@ -260,8 +215,8 @@ func pythonMachine(goos, goarch string) string {
 	return goarch
 }
 
-// CacheEntry tells where a guest's artifact lives and what EnsureCached did.
-type CacheEntry struct {
+// Entry tells where a guest's artifact lives and what Ensure did.
+type Entry struct {
 	Path string `json:"path"`
 	// Compiled is true when this call compiled the artifact, Waited when it
 	// waited for another process that was compiling it.
@@ -271,10 +226,11 @@ type CacheEntry struct {
 	CompileSeconds float64 `json:"compile_seconds"`
 }
 
-// CachePath is dir joined with the artifact name for wasmPath. When the
-// artifact exists its modification time is refreshed (it counts as used).
-func CachePath(dir, wasmPath string) (path string, present bool, err error) {
-	name, err := CacheFileName(wasmPath)
+// Path is dir joined with the artifact name for wasmPath (FileName). When
+// the artifact exists its modification time is refreshed (it counts as
+// used).
+func Path(dir, wasmPath, wasmtimeVersion string) (path string, present bool, err error) {
+	name, err := FileName(wasmPath, wasmtimeVersion)
 	if err != nil {
 		return "", false, err
 	}
@@ -287,16 +243,22 @@ func CachePath(dir, wasmPath string) (path string, present bool, err error) {
 	return path, false, nil
 }
 
-// EnsureCached returns the artifact for wasmPath in dir, compiling it first
-// when it is missing. Only one process compiles a given artifact at a
-// time; the others wait up to lockStale for it. onCompile, when not nil,
-// runs just before this process starts compiling (to tell the user).
-func EnsureCached(dir, wasmPath string, onCompile func(waiting bool)) (CacheEntry, error) {
-	path, present, err := CachePath(dir, wasmPath)
+// CompileFunc compiles the guest at wasmPath and writes its artifact to
+// outPath (with WriteArtifact, so that it verifies), returning how long
+// compiling took. The host supplies it: this package never compiles.
+type CompileFunc func(wasmPath, outPath string) (time.Duration, error)
+
+// Ensure returns the artifact for wasmPath in dir (named for
+// wasmtimeVersion), having compile make it first when it is missing. Only
+// one process compiles a given artifact at a time; the others wait up to
+// lockStale for it. onCompile, when not nil, runs just before this process
+// starts compiling (to tell the user).
+func Ensure(dir, wasmPath, wasmtimeVersion string, compile CompileFunc, onCompile func(waiting bool)) (Entry, error) {
+	path, present, err := Path(dir, wasmPath, wasmtimeVersion)
 	if err != nil {
-		return CacheEntry{}, err
+		return Entry{}, err
 	}
-	entry := CacheEntry{Path: path}
+	entry := Entry{Path: path}
 	if present {
 		return entry, nil
 	}
@@ -337,7 +299,7 @@ func EnsureCached(dir, wasmPath string, onCompile func(waiting bool)) (CacheEntr
 	if onCompile != nil && !entry.Waited {
 		onCompile(false)
 	}
-	took, err := Precompile(wasmPath, path)
+	took, err := compile(wasmPath, path)
 	if err != nil {
 		return entry, err
 	}
@@ -348,7 +310,7 @@ func EnsureCached(dir, wasmPath string, onCompile func(waiting bool)) (CacheEntr
 	return entry, nil
 }
 
-// PruneReport lists what PruneCache removed and what the cache holds after.
+// PruneReport lists what Prune removed and what the cache holds after.
 type PruneReport struct {
 	Removed []string `json:"removed"`
 	Bytes   int64    `json:"bytes"`
@@ -360,12 +322,13 @@ type cacheFile struct {
 	mtime time.Time
 }
 
-// PruneCache removes from dir the artifacts that are not in keep (full
-// paths) and have not been used for grace, orphaned temporary files and
-// stale locks; then, while the artifacts left exceed maxBytes, the least
-// recently used ones not in keep. Files it does not recognise are left
+// Prune removes from dir the artifacts that are not in keep (full paths)
+// and have not been used for grace, orphaned temporary files and stale
+// locks; then, while the artifacts left exceed maxBytes, the least
+// recently used ones not in keep. Only artifacts named for wasmtimeVersion
+// are this package's to remove; files it does not recognise are left
 // alone. A file that vanishes meanwhile (another process pruning) is fine.
-func PruneCache(dir string, keep []string, maxBytes int64, grace time.Duration) (PruneReport, error) {
+func Prune(dir string, keep []string, maxBytes int64, grace time.Duration, wasmtimeVersion string) (PruneReport, error) {
 	report := PruneReport{Removed: []string{}}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -384,7 +347,7 @@ func PruneCache(dir string, keep []string, maxBytes int64, grace time.Duration) 
 			report.Removed = append(report.Removed, filepath.Base(path))
 		}
 		if strings.HasSuffix(path, cacheSuffix) {
-			_ = os.Remove(path + macSuffix) // its digest (cachefile.go)
+			_ = os.Remove(path + macSuffix) // its digest (trust.go)
 		}
 	}
 	var candidates []cacheFile
@@ -410,7 +373,7 @@ func PruneCache(dir string, keep []string, maxBytes int64, grace time.Duration) 
 			if age > lockStale {
 				remove(path)
 			}
-		case strings.HasSuffix(name, cacheSuffix) && !ownArtifact(name):
+		case strings.HasSuffix(name, cacheSuffix) && !ownArtifact(name, wasmtimeVersion):
 			// Another program's artifact in the same directory (the
 			// reference amla-sandbox names its files the same way, with
 			// its own wasmtime version): not ours to remove.
@@ -436,12 +399,13 @@ func PruneCache(dir string, keep []string, maxBytes int64, grace time.Duration) 
 	return report, nil
 }
 
-// portableTarget is the target triple and the CPU features a shipped
-// artifact is compiled for: features every machine of the architecture
-// that can run a current OS has (x86-64-v2 on x86_64), so that the
-// artifact loads almost everywhere. A machine lacking one makes wasmtime
-// refuse the artifact; LoadGuest then compiles for the machine itself.
-func portableTarget(goos, goarch string) (triple string, features []string, err error) {
+// PortableTarget is the target triple and the Cranelift CPU feature flags
+// a shipped artifact is compiled for: features every machine of the
+// architecture that can run a current OS has (x86-64-v2 on x86_64), so
+// that the artifact loads almost everywhere. A machine lacking one makes
+// wasmtime refuse the artifact; the host then compiles for the machine
+// itself.
+func PortableTarget(goos, goarch string) (triple string, features []string, err error) {
 	switch goos + "/" + goarch {
 	case "linux/amd64":
 		return "x86_64-unknown-linux-gnu", x8664v2, nil
@@ -457,61 +421,13 @@ func portableTarget(goos, goarch string) (triple string, features []string, err 
 
 var x8664v2 = []string{"has_sse3", "has_ssse3", "has_sse41", "has_sse42", "has_popcnt"}
 
-// portableEngine is sharedEngine's configuration compiled for the baseline
-// CPU of this platform instead of this machine's CPU.
-func portableEngine() (*wasmtime.Engine, error) {
-	triple, features, err := portableTarget(runtime.GOOS, runtime.GOARCH)
-	if err != nil {
-		return nil, err
-	}
-	cfg := engineConfig()
-	if err := cfg.SetTarget(triple); err != nil {
-		return nil, fmt.Errorf("portable artifacts: target %s: %w", triple, err)
-	}
-	for _, f := range features {
-		cfg.EnableCraneliftFlag(f)
-	}
-	return wasmtime.NewEngineWithConfig(cfg), nil
-}
-
-// PrecompilePortable compiles wasmPath for this platform's baseline CPU,
-// checks that this process's engine loads the result (so the engine
-// settings of the two have not drifted apart), and writes it to outPath.
-// The build ships these artifacts so that a fresh install does not compile.
-func PrecompilePortable(wasmPath, outPath string) (time.Duration, error) {
-	start := time.Now()
-	wasm, err := os.ReadFile(wasmPath)
-	if err != nil {
-		return 0, fmt.Errorf("portable artifact: %w", err)
-	}
-	eng, err := portableEngine()
-	if err != nil {
-		return 0, err
-	}
-	m, err := wasmtime.NewModule(eng, wasm)
-	if err != nil {
-		return 0, fmt.Errorf("portable artifact: compiling %s: %w", wasmPath, err)
-	}
-	data, err := m.Serialize()
-	if err != nil {
-		return 0, fmt.Errorf("portable artifact: serializing %s: %w", wasmPath, err)
-	}
-	if _, err := wasmtime.NewModuleDeserialize(sharedEngine(), data); err != nil {
-		return 0, fmt.Errorf("portable artifact for %s does not load in the runtime engine (portableEngine and sharedEngine settings differ?): %w", wasmPath, err)
-	}
-	if err := writeAtomic(outPath, data); err != nil {
-		return 0, fmt.Errorf("portable artifact: writing %s: %w", outPath, err)
-	}
-	return time.Since(start), nil
-}
-
 // compileSecondsPerMB brackets Cranelift's compile time per MB of guest on
 // a 2-core x86_64 machine (26.5 MB guest: 18.6 s idle to 47.5 s loaded);
 // used only to tell the user what to expect.
 var compileSecondsPerMB = [2]float64{0.7, 1.8}
 
 // AnnounceCompile writes the one line a user sees while a guest compiles
-// (the same line runtime/cache.py prints); pass it to EnsureCached from
+// (the same line runtime/cache.py prints); pass it to Ensure from
 // code that compiles lazily, when Python cannot know a compile is coming.
 func AnnounceCompile(dir, wasmPath string) func(waiting bool) {
 	return func(waiting bool) {
@@ -536,10 +452,6 @@ func compileNote(dir, wasmPath string, waiting bool) string {
 
 // ownArtifact tells whether a cache file name carries the wasmtime version
 // this package links ("<digest>-wt<version>-..."): only those are ours.
-func ownArtifact(name string) bool {
-	v, err := LinkedWasmtimeVersion()
-	if err != nil {
-		return false
-	}
-	return strings.Contains(name, "-wt"+v+"-")
+func ownArtifact(name, wasmtimeVersion string) bool {
+	return wasmtimeVersion != "" && strings.Contains(name, "-wt"+wasmtimeVersion+"-")
 }
