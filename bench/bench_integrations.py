@@ -91,8 +91,26 @@ def bench_fastmcp(repeat: int, rounds: int) -> None:
     asyncio.run(go())
 
 
+def bench_deepagents(repeat: int, rounds: int) -> None:
+    """`AmlaSandboxBackend.execute("echo 1")` against
+    `Sandbox.run_shell("echo 1")` on the same sandbox."""
+    from amla_sandbox.integrations.deepagents import AmlaSandboxBackend
+
+    with Sandbox() as sb:
+        backend = AmlaSandboxBackend(sb)
+        for _ in range(20):
+            assert backend.execute("echo 1").output == "1\n"
+            sb.run_shell("echo 1")
+        base, adapted = [], []
+        for _ in range(rounds):
+            base.append(_median_ms(lambda: sb.run_shell("echo 1"), repeat))
+            adapted.append(_median_ms(lambda: backend.execute("echo 1"), repeat))
+        _report("deepagents BaseSandbox.execute", base, adapted)
+
+
 BENCHES: dict[str, Callable[[int, int], None]] = {
     "fastmcp": bench_fastmcp,
+    "deepagents": bench_deepagents,
 }
 
 

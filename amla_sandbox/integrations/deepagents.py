@@ -18,6 +18,12 @@ tool_handler=..., capabilities=...)`), checked against its capabilities and
 budgets; a refused call or an exhausted budget is a non-zero exit with the
 reason on stderr, which the agent reads as the command's output.
 
+`AmlaCodeInterpreterMiddleware` is code mode for any LangChain agent (like
+langchain-quickjs's `CodeInterpreterMiddleware`, whose interpreter cannot be
+swapped): it gives the agent an `eval` tool that runs JavaScript or Python
+in a sandbox that keeps its state per conversation thread, with chosen
+agent tools callable from the code under capabilities and budgets.
+
 Install: pip install "amla-sandbox[deepagents]" (docs/integrations.md).
 """
 
@@ -26,9 +32,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import builtins
+import json
 import threading
 import uuid
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from ._common import missing_framework
 
@@ -46,12 +54,19 @@ try:
         _grep_excluded_dirs,
         _parse_grep_output,
     )
+    from langchain.agents.middleware import AgentMiddleware
+    from langchain.tools import ToolRuntime
+    from langchain_core.tools import BaseTool, StructuredTool
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+    from pydantic import BaseModel, Field
 except ImportError as _e:  # pragma: no cover - exercised without the extra
     raise missing_framework("deepagents", "deepagents", "deepagents", _e) from _e
 
+from ..capabilities import MethodCapability, ToolCallCap
 from ..sandbox import Sandbox, ShellResult
+from ..tools import ToolDefinition
 
-__all__ = ["AmlaSandboxBackend"]
+__all__ = ["AmlaCodeInterpreterMiddleware", "AmlaSandboxBackend"]
 
 # Exit status of a command stopped by its timeout (as coreutils' `timeout`).
 TIMEOUT_EXIT = 124
@@ -223,3 +238,152 @@ class AmlaSandboxBackend(BaseSandbox):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _EvalArgs(BaseModel):
+    code: str = Field(description="The code to run. Its last expression (or a top-level `return`) is the result.")
+
+
+class AmlaCodeInterpreterMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    """Code mode for LangChain agents (`create_agent`, `create_deep_agent`):
+    an `eval` tool that runs the model's code in an amla sandbox.
+
+    Each conversation thread (`thread_id` of the run's config; one shared
+    sandbox without one) gets its own sandbox with `keep_state=True`, so
+    variables, functions and imports stay from one `eval` to the next, and
+    files stay in /workspace. `ptc` lists LangChain tools the code may call
+    (programmatic tool calling): each is a function of the sandbox under
+    its name (`await add({a: 1, b: 2})` in JavaScript, `add(a=1, b=2)` in
+    Python) run through the tool's own `invoke`. `capabilities` decide
+    those calls (method `mcp:<tool name>`, constraints, `max_calls`
+    budgets per thread); None allows every `ptc` tool. A refused call or an
+    exhausted budget raises in the code; uncaught, the tool's answer is the
+    error, which the model reads. Other keyword arguments are `Sandbox`'s
+    (`timeout`, `memory_limit`, `network`, ...). `close()` releases every
+    thread's sandbox.
+    """
+
+    def __init__(
+        self,
+        *,
+        language: Literal["javascript", "python"] = "javascript",
+        ptc: Sequence[BaseTool] = (),
+        capabilities: Sequence[ToolCallCap | MethodCapability] | None = None,
+        tool_name: str = "eval",
+        max_result_chars: int = 4000,
+        **sandbox_options: Any,
+    ) -> None:
+        super().__init__()
+        if language not in ("javascript", "python"):
+            raise ValueError(f"language must be 'javascript' or 'python', got {language!r}")
+        for own in ("tools", "tool_handler", "keep_state"):
+            if own in sandbox_options:
+                raise TypeError(f"AmlaCodeInterpreterMiddleware sets {own} itself; do not pass {own}=")
+        self._language = language
+        self._ptc: dict[str, BaseTool] = {}
+        for t in ptc:
+            if not isinstance(t, BaseTool):
+                raise TypeError(f"ptc takes LangChain tools (BaseTool), got {type(t).__name__}")
+            self._ptc[t.name] = t
+        self._definitions = [
+            ToolDefinition(
+                name=t.name,
+                description=t.description or "",
+                parameters=convert_to_openai_tool(t)["function"].get("parameters") or {"type": "object"},
+            )
+            for t in self._ptc.values()
+        ]
+        self._capabilities = list(capabilities) if capabilities is not None else [ToolCallCap(method_pattern="**")]
+        self._options = sandbox_options
+        self._max_chars = max_result_chars
+        self._sandboxes: dict[str, Sandbox] = {}
+        self._lock = threading.Lock()
+        self.tools = [self._build_tool(tool_name)]
+
+    def _build_tool(self, name: str) -> BaseTool:
+        lang = "JavaScript (top-level await)" if self._language == "javascript" else "Python (top-level await)"
+        listing = "".join(f"\n- {d.name}: {d.description}" for d in self._definitions)
+        description = (
+            f"Run {lang} in a sandbox that keeps its variables, functions and imports between calls in this "
+            "conversation; files are in /workspace. The result is what the code prints and the value of its "
+            "last expression."
+            + (f" Tools callable from the code, with keyword arguments:{listing}" if listing else "")
+        )
+
+        def sync_eval(code: str, runtime: ToolRuntime) -> str:
+            sb = self._sandbox(runtime)
+            try:
+                if self._language == "python":
+                    sb.python(code)
+                else:
+                    sb.execute(code)
+            except Exception as e:
+                return self._clip(f"Error: {type(e).__name__}: {e}")
+            return self._answer(sb)
+
+        async def async_eval(code: str, runtime: ToolRuntime) -> str:
+            sb = self._sandbox(runtime)
+            try:
+                if self._language == "python":
+                    await sb.python_async(code)
+                else:
+                    await sb.execute_async(code)
+            except Exception as e:
+                return self._clip(f"Error: {type(e).__name__}: {e}")
+            return self._answer(sb)
+
+        return StructuredTool.from_function(
+            func=sync_eval,
+            coroutine=async_eval,
+            name=name,
+            description=description,
+            args_schema=_EvalArgs,
+            infer_schema=False,
+        )
+
+    def _sandbox(self, runtime: ToolRuntime) -> Sandbox:
+        config = getattr(runtime, "config", None) or {}
+        thread = str((config.get("configurable") or {}).get("thread_id", ""))
+        with self._lock:
+            sb = self._sandboxes.get(thread)
+            if sb is None:
+                sb = Sandbox(
+                    tools=list(self._definitions),
+                    tool_handler=self._handle,
+                    capabilities=list(self._capabilities),
+                    keep_state=True,
+                    **self._options,
+                )
+                sb._await_in_sync = True  # as create_sandbox_tool: async tools work from sync runs
+                self._sandboxes[thread] = sb
+            return sb
+
+    async def _handle(self, method: str, params: dict[str, Any]) -> Any:
+        # Reached only for calls the sandbox's capabilities allowed.
+        tool = self._ptc.get(method)
+        if tool is None:
+            raise ValueError(f"Unknown tool: {method}")
+        out = await tool.ainvoke(params)
+        return getattr(out, "content", out)
+
+    def _answer(self, sb: Sandbox) -> str:
+        result = sb.last_result
+        assert result is not None
+        parts = [result.stdout.rstrip("\n")] if result.stdout.strip() else []
+        if result.exit_code != 0:
+            parts.append(result.stderr.strip() or f"exit code {result.exit_code}")
+        elif result.stderr.strip():
+            parts.append("stderr:\n" + result.stderr.strip())
+        return self._clip("\n".join(parts) if parts else "(no output)")
+
+    def _clip(self, text: str) -> str:
+        if len(text) <= self._max_chars:
+            return text
+        return text[: self._max_chars] + f"\n[... {len(text) - self._max_chars} more characters]"
+
+    def close(self) -> None:
+        """Release every thread's sandbox (their files and state)."""
+        with self._lock:
+            boxes, self._sandboxes = list(self._sandboxes.values()), {}
+        for sb in boxes:
+            sb.close()

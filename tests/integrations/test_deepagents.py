@@ -21,11 +21,13 @@ pytest.importorskip("pytest_asyncio", reason="pytest-asyncio (a dependency of la
 from deepagents import create_deep_agent  # noqa: E402
 from deepagents.backends.protocol import SandboxBackendProtocol  # noqa: E402
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
+from langchain.agents import create_agent  # noqa: E402
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage  # noqa: E402
+from langchain_core.tools import tool  # noqa: E402
 from langchain_tests.integration_tests import SandboxIntegrationTests  # noqa: E402
 
 from amla_sandbox import Sandbox, ToolCallCap  # noqa: E402
-from amla_sandbox.integrations.deepagents import AmlaSandboxBackend  # noqa: E402
+from amla_sandbox.integrations.deepagents import AmlaCodeInterpreterMiddleware, AmlaSandboxBackend  # noqa: E402
 from amla_sandbox.tools import ToolDefinition  # noqa: E402
 
 # Tests of langchain-tests 1.1.9 that deepagents 0.7.32's BaseSandbox (and
@@ -150,3 +152,65 @@ def test_import_without_deepagents_names_the_extra() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ), timeout=60)
     assert 'pip install "amla-sandbox[deepagents]"' in out.stdout, out.stderr
+
+
+def _eval(code: str, n: int) -> AIMessage:
+    return AIMessage(content="", tool_calls=[{"name": "eval", "args": {"code": code}, "id": f"eval_{n}"}])
+
+
+@pytest.mark.parametrize(
+    "language,steps",
+    [
+        (
+            "javascript",
+            [
+                "var total = await add({a: 1, b: 2}); total * 10",
+                "total + (await add({a: total, b: 4}))",  # the variable stayed; the budget of 2 is spent
+                "await add({a: 0, b: 0})",
+                "await wipe({})",
+            ],
+        ),
+        (
+            "python",
+            [
+                "total = add(a=1, b=2)\ntotal * 10",
+                "total + add(a=total, b=4)",
+                "add(a=0, b=0)",
+                "wipe()",
+            ],
+        ),
+    ],
+)
+def test_code_mode_middleware_keeps_state_and_enforces_budgets(language: str, steps: list[str]) -> None:
+    calls: list[tuple[int, int]] = []
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        calls.append((a, b))
+        return a + b
+
+    @tool
+    def wipe() -> str:
+        """Not granted to the code."""
+        calls.append((-1, -1))
+        return "wiped"
+
+    middleware = AmlaCodeInterpreterMiddleware(
+        language=language,  # type: ignore[arg-type]
+        ptc=[add, wipe],
+        capabilities=[ToolCallCap("mcp:add", max_calls=2)],
+        timeout=30,
+    )
+    model = _ToolCallingFakeModel(messages=iter([*(_eval(c, i) for i, c in enumerate(steps)), AIMessage(content="done")]))
+    agent = create_agent(model=model, tools=[], middleware=[middleware])
+    try:
+        out = agent.invoke({"messages": [HumanMessage("compute")]}, {"configurable": {"thread_id": "t1"}})
+    finally:
+        middleware.close()
+    answers = [str(m.content) for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert answers[0].strip().endswith("30")
+    assert answers[1].strip().endswith("10")
+    assert "Call limit exceeded" in answers[2]
+    assert "mcp:wipe" in answers[3] and ("permission_denied" in answers[3] or "No capability" in answers[3])
+    assert calls == [(1, 2), (3, 4)]
