@@ -108,9 +108,33 @@ def bench_deepagents(repeat: int, rounds: int) -> None:
         _report("deepagents BaseSandbox.execute", base, adapted)
 
 
+def bench_pydantic_ai(repeat: int, rounds: int) -> None:
+    """`AmlaWorkspaceBackend.run(["echo", "1"])` against
+    `Sandbox.run_shell_async("echo 1")` on the same sandbox."""
+    from amla_sandbox.integrations.pydantic_ai import AmlaWorkspaceBackend
+
+    async def go() -> None:
+        backend = AmlaWorkspaceBackend()
+        sb = backend.sandbox
+        try:
+            for _ in range(20):
+                assert (await backend.run(["echo", "1"])).stdout == "1\n"
+                await sb.run_shell_async("echo 1")
+            base, adapted = [], []
+            for _ in range(rounds):
+                base.append(await _amedian_ms(lambda: sb.run_shell_async("echo 1", stdin=""), repeat))
+                adapted.append(await _amedian_ms(lambda: backend.run(["echo", "1"]), repeat))
+            _report("pydantic-ai WorkspaceBackend.run", base, adapted)
+        finally:
+            await backend.delete()
+
+    asyncio.run(go())
+
+
 BENCHES: dict[str, Callable[[int, int], None]] = {
     "fastmcp": bench_fastmcp,
     "deepagents": bench_deepagents,
+    "pydantic-ai": bench_pydantic_ai,
 }
 
 
