@@ -131,10 +131,31 @@ def bench_pydantic_ai(repeat: int, rounds: int) -> None:
     asyncio.run(go())
 
 
+def bench_strands(repeat: int, rounds: int) -> None:
+    """`AmlaStrandsSandbox.execute("echo 1")` against
+    `Sandbox.run_shell_async("echo 1")` on the same sandbox."""
+    from amla_sandbox.integrations.strands import AmlaStrandsSandbox
+
+    async def go() -> None:
+        with Sandbox() as sb:
+            box = AmlaStrandsSandbox(sb)
+            for _ in range(20):
+                assert (await box.execute("echo 1")).stdout == "1\n"
+                await sb.run_shell_async("echo 1")
+            base, adapted = [], []
+            for _ in range(rounds):
+                base.append(await _amedian_ms(lambda: sb.run_shell_async("echo 1", stdin=""), repeat))
+                adapted.append(await _amedian_ms(lambda: box.execute("echo 1"), repeat))
+            _report("strands Sandbox.execute", base, adapted)
+
+    asyncio.run(go())
+
+
 BENCHES: dict[str, Callable[[int, int], None]] = {
     "fastmcp": bench_fastmcp,
     "deepagents": bench_deepagents,
     "pydantic-ai": bench_pydantic_ai,
+    "strands": bench_strands,
 }
 
 
