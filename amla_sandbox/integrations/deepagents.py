@@ -244,7 +244,7 @@ class _EvalArgs(BaseModel):
     code: str = Field(description="The code to run. Its last expression (or a top-level `return`) is the result.")
 
 
-class AmlaCodeInterpreterMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class AmlaCodeInterpreterMiddleware(AgentMiddleware):
     """Code mode for LangChain agents (`create_agent`, `create_deep_agent`):
     an `eval` tool that runs the model's code in an amla sandbox.
 
