@@ -214,3 +214,20 @@ def test_code_mode_middleware_keeps_state_and_enforces_budgets(language: str, st
     assert "Call limit exceeded" in answers[2]
     assert "mcp:wipe" in answers[3] and ("permission_denied" in answers[3] or "No capability" in answers[3])
     assert calls == [(1, 2), (3, 4)]
+
+
+def test_code_mode_middleware_keeps_one_sandbox_per_thread() -> None:
+    middleware = AmlaCodeInterpreterMiddleware(language="python", timeout=30)
+
+    def run(thread: str, code: str) -> str:
+        model = _ToolCallingFakeModel(messages=iter([_eval(code, 0), AIMessage(content="done")]))
+        agent = create_agent(model=model, tools=[], middleware=[middleware])
+        out = agent.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": thread}})
+        return next(str(m.content) for m in out["messages"] if isinstance(m, ToolMessage))
+
+    try:
+        assert run("a", "secret = 41\nsecret + 1").strip() == "42"
+        assert run("a", "secret").strip() == "41"
+        assert run("b", "'secret' in globals()").strip() == "false"  # the final expression, printed as JSON
+    finally:
+        middleware.close()
