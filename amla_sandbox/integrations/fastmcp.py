@@ -67,7 +67,9 @@ _TAIL = (
 )
 
 
-def wrap_async_body(code: str, inputs: Mapping[str, Any] | None = None, *, max_value_size: int = DEFAULT_MAX_OUTPUT_SIZE) -> str:
+def wrap_async_body(
+    code: str, inputs: Mapping[str, Any] | None = None, *, max_value_size: int = DEFAULT_MAX_OUTPUT_SIZE
+) -> str:
     """Python source that runs `code`, an async function body (top-level
     `return` and `await` allowed), and ends with the returned value as its
     final expression (the run's `return_value`).
@@ -118,6 +120,25 @@ def wrap_async_body(code: str, inputs: Mapping[str, Any] | None = None, *, max_v
     if not isinstance(max_value_size, int):
         raise TypeError(f"max_value_size must be an int, got {type(max_value_size).__name__}")
     return ast.unparse(ast.Module(body=[main], type_ignores=[])) + "\n" + _TAIL.format(limit=max_value_size)
+
+
+def _without_wrapper_frame(stderr: str) -> str:
+    """A traceback without the frame of the line that awaits the wrapped
+    body (code the model never wrote): its "File" line and the indented
+    source and caret lines under it."""
+    lines = stderr.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("  File ") and i + 1 < len(lines) and f"await {_MAIN}()" in lines[i + 1]:
+            i += 1
+            while i < len(lines) and lines[i].startswith("    "):
+                i += 1
+            continue
+        out.append(line)
+        i += 1
+    return "\n".join(out)
 
 
 def _find_code_mode(server: Any, provider: AmlaSandboxProvider) -> CodeMode | None:
@@ -204,7 +225,8 @@ class AmlaSandboxProvider:
             result = self.sandbox.last_result
             assert result is not None
             if result.exit_code != 0:
-                detail = result.stderr.strip() or result.error or f"exit code {result.exit_code}"
+                detail = _without_wrapper_frame(result.stderr).strip()
+                detail = detail or result.error or f"exit code {result.exit_code}"
                 raise ToolError(detail)
             return result.return_value
 

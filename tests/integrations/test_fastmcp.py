@@ -128,8 +128,9 @@ def test_a_failing_tool_raises_in_the_code(calc: Calc) -> None:
 
 
 def test_errors_in_the_code_are_tool_errors(calc: Calc) -> None:
-    r = calc.execute("return 1 / 0")
+    r = calc.execute("x = 1\nreturn x / 0")
     assert r.is_error and "ZeroDivisionError" in text(r)
+    assert "return x / 0" in text(r) and "__amla_code_mode_value" not in text(r)  # the wrapper's frame is left out
     r = calc.execute("return (")
     assert r.is_error and "SyntaxError" in text(r)
     r = calc.execute("return {1, 2}")
