@@ -148,7 +148,7 @@ class AmlaSandboxBackend(BaseSandbox):
     def _stopped(self, e: Exception, timeout: float | None) -> ExecuteResponse:
         """A run the sandbox stopped, as a command's outcome (the agent reads
         it and may try something else) rather than an exception."""
-        from ..runtime.runtime import MemoryLimitError, TimeoutError
+        from .. import MemoryLimitError, TimeoutError
 
         if timeout is not None:
             return ExecuteResponse(output=f"Error: command timed out after {timeout} seconds", exit_code=TIMEOUT_EXIT)
@@ -349,21 +349,30 @@ class AmlaCodeInterpreterMiddleware(AgentMiddleware):
             if sb is None:
                 sb = Sandbox(
                     tools=list(self._definitions),
-                    tool_handler=self._handle,
+                    tool_handler=self._answer_call,
                     capabilities=list(self._capabilities),
                     keep_state=True,
                     **self._options,
                 )
-                sb._await_in_sync = True  # as create_sandbox_tool: async tools work from sync runs
                 self._sandboxes[thread] = sb
             return sb
 
-    async def _handle(self, method: str, params: dict[str, Any]) -> Any:
-        # Reached only for calls the sandbox's capabilities allowed.
+    def _answer_call(self, method: str, params: dict[str, Any]) -> Any:
+        # Reached only for calls the sandbox's capabilities allowed. A tool
+        # with only a coroutine is awaited, which an async eval does (a
+        # sync eval then fails the call, as LangChain's own sync invoke of
+        # such a tool does).
         tool = self._ptc.get(method)
         if tool is None:
             raise ValueError(f"Unknown tool: {method}")
-        out = await tool.ainvoke(params)
+        if isinstance(tool, StructuredTool) and tool.func is None:
+            return self._content(tool.ainvoke(params))
+        out = tool.invoke(params)
+        return getattr(out, "content", out)
+
+    @staticmethod
+    async def _content(pending: Any) -> Any:
+        out = await pending
         return getattr(out, "content", out)
 
     def _answer(self, sb: Sandbox) -> str:

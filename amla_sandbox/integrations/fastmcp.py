@@ -46,7 +46,6 @@ except ImportError as _e:  # pragma: no cover - exercised without the extra
     raise missing_framework("fastmcp", "FastMCP", "fastmcp", _e) from _e
 
 from ..capabilities import MethodCapability, ToolCallCap
-from ..runtime.runtime import DEFAULT_MAX_OUTPUT_SIZE
 from ..sandbox import Sandbox
 from ..tools import ToolDefinition
 
@@ -68,7 +67,7 @@ _TAIL = (
 
 
 def wrap_async_body(
-    code: str, inputs: Mapping[str, Any] | None = None, *, max_value_size: int = DEFAULT_MAX_OUTPUT_SIZE
+    code: str, inputs: Mapping[str, Any] | None = None, *, max_value_size: int = Sandbox.max_output_size
 ) -> str:
     """Python source that runs `code`, an async function body (top-level
     `return` and `await` allowed), and ends with the returned value as its
@@ -187,7 +186,7 @@ class AmlaSandboxProvider:
             if own in sandbox_options:
                 raise TypeError(f"AmlaSandboxProvider sets {own} itself (the server's tools); do not pass {own}=")
         caps = list(capabilities) if capabilities is not None else [ToolCallCap(method_pattern="**")]
-        self.sandbox = Sandbox(capabilities=caps, tool_handler=self._handle, **sandbox_options)
+        self.sandbox = Sandbox(capabilities=caps, tool_handler=self._answer_call, **sandbox_options)
         self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
         self._functions: dict[str, Callable[..., Any]] = {}
         self._catalog_key: tuple[Any, ...] = ()
@@ -242,7 +241,7 @@ class AmlaSandboxProvider:
             lock = self._locks[loop] = asyncio.Lock()
         return lock
 
-    async def _handle(self, method: str, params: dict[str, Any]) -> Any:
+    async def _answer_call(self, method: str, params: dict[str, Any]) -> Any:
         # Reached only for calls the sandbox's capabilities allowed.
         fn = self._functions.get(method)
         if fn is not None:

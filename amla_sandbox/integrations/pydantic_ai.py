@@ -46,7 +46,7 @@ try:
 except ImportError as _e:  # pragma: no cover - exercised without the extra
     raise missing_framework("pydantic_ai", "Pydantic AI", "pydantic-ai", _e) from _e
 
-from ..runtime.runtime import TimeoutError as SandboxTimeoutError
+from .. import TimeoutError as SandboxTimeoutError
 from ..sandbox import Sandbox
 
 __all__ = ["AmlaWorkspace", "AmlaWorkspaceBackend", "PROVIDER"]

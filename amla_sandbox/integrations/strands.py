@@ -38,7 +38,7 @@ try:
 except ImportError as _e:  # pragma: no cover - exercised without the extra
     raise missing_framework("strands", "Strands Agents", "strands", _e) from _e
 
-from ..runtime.runtime import TimeoutError as RunTimeoutError
+from .. import TimeoutError as RunTimeoutError
 from ..sandbox import Sandbox
 
 __all__ = ["AmlaStrandsSandbox"]
