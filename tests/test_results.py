@@ -66,6 +66,20 @@ def test_env(sb: Sandbox) -> None:
             sb.run_shell("true", env=bad)  # type: ignore[arg-type]
 
 
+def test_env_reaches_python_and_node_children(sb: Sandbox) -> None:
+    """Exported variables are the environment of the python3 and node
+    processes the shell starts, as in a POSIX shell."""
+    r = sb.run_shell(
+        'python3 -c "import os; print(os.environ.get(\'GREETING\'))"; '
+        "export LOCAL=2; python3 -c \"import os; print(os.environ['LOCAL'])\"; "
+        "ONCE=3 python3 -c \"import os; print(os.environ['ONCE'])\"; "
+        "node -e 'console.log(process.env.GREETING, process.env.LOCAL)'; "
+        "UNEXPORTED=4; python3 -c \"import os; print(os.environ.get('UNEXPORTED'))\"",
+        env={"GREETING": "hello world"},
+    )
+    assert r.stdout == "hello world\n2\n3\nhello world 2\nNone\n", r
+
+
 def test_cwd_and_env_keep_the_commands_line_numbers(sb: Sandbox) -> None:
     r = sb.run_shell('echo ok\necho "unclosed', cwd="/tmp", env={"A": "1"})
     assert r.exit_code == 2 and "line 2" in r.stderr, r

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -221,8 +222,11 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 		return procEnd{result: wire.Result{ExitCode: 1}}
 	}
 	in.MemoryLimit = memLimit
-	if r.sb.net != nil {
-		in.Env = r.sb.net.env
+	if r.sb.net != nil && len(r.sb.net.env) > 0 {
+		// The sandbox's variables, under those a parent process passed.
+		env := maps.Clone(r.sb.net.env)
+		maps.Copy(env, in.Env)
+		in.Env = env
 	}
 	r.sb.indexTools(&in)
 	data, err := json.Marshal(in)
@@ -738,7 +742,7 @@ func (p *proc) spawn(raw []byte, parentMemory int64) []byte {
 	child := newProc(r, p, &bufs)
 	in := r.input
 	in.Language, in.Code, in.Stdin, in.HasStdin = req.Language, req.Code, req.Stdin, req.HasStdin
-	in.Argv, in.Dir = req.Argv, req.Dir
+	in.Argv, in.Dir, in.Env = req.Argv, req.Dir, req.Env
 	in.KeepState = false // a child process starts fresh and is not kept
 	end := r.runProc(child, in, memLimit)
 	p.held = 0

@@ -215,6 +215,10 @@ type SpawnRequest struct {
 	HasStdin bool     `json:"has_stdin,omitempty"`
 	Dir      string   `json:"dir,omitempty"` // working directory, default /workspace
 	Argv     []string `json:"argv,omitempty"`
+	// Env is the child's environment beyond the sandbox's own variables
+	// (Input.Env), which it overrides: the calling shell's exported
+	// variables, so `X=1 python3 ...` and `export X` reach the child.
+	Env map[string]string `json:"env,omitempty"`
 	// OutputApart asks for the result as a frame (SpawnFrame) that carries
 	// the child's output as bytes after the JSON, not inside it (where a
 	// NUL or another control byte would take six bytes).

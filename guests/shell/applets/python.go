@@ -76,6 +76,8 @@ func pythonApplet(p *Proc, args []string) int {
 	// The child starts in this shell's directory, where relative paths
 	// in its argv mean what they mean here.
 	req.Dir = p.Dir
+	// And with this shell's exported variables as its environment.
+	req.Env = p.Env
 	res := hostcall.Spawn(req)
 	io.WriteString(p.Stdout, res.Stdout)
 	io.WriteString(p.Stderr, res.Stderr)

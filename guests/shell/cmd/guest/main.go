@@ -217,8 +217,9 @@ func (g *guest) nodeApplet(p *applets.Proc, args []string) int {
 			language = wire.LangTypeScript
 		}
 	}
-	// JavaScript runs as a child process the host starts.
-	res := hostcall.Spawn(wire.SpawnRequest{Language: language, Code: code})
+	// JavaScript runs as a child process the host starts, with this
+	// shell's exported variables as its environment.
+	res := hostcall.Spawn(wire.SpawnRequest{Language: language, Code: code, Env: p.Env})
 	io.WriteString(p.Stdout, res.Stdout)
 	io.WriteString(p.Stderr, res.Stderr)
 	if res.Error != "" && res.ExitCode != 0 {
