@@ -224,6 +224,7 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 		in.Env = r.sb.net.env
 	}
 	r.sb.indexTools(&in)
+	r.sb.nameTools(&in)
 	data, err := json.Marshal(in)
 	if err != nil {
 		return fail("encoding run input: %v", err)

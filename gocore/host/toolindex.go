@@ -1,6 +1,9 @@
 package host
 
-import "amlasandbox/gocore/wire"
+import (
+	"amlasandbox/gocore/toolcat"
+	"amlasandbox/gocore/wire"
+)
 
 // toolIndexName is the file in ToolInfoMount holding the whole list
 // guestToolList returns (wire.Input.ToolIndex).
@@ -16,4 +19,15 @@ func (s *Sandbox) indexTools(in *wire.Input) {
 	}
 	in.Tools = nil
 	in.ToolIndex = ToolInfoMount + "/" + toolIndexName
+}
+
+// nameTools gives a list of tools other than the sandbox's own (whose
+// names guestToolList set), such as a durable run's, the names a script
+// calls them by, in place of any the list came with: every guest reads
+// them from its input rather than deciding them (gocore/toolcat).
+func (s *Sandbox) nameTools(in *wire.Input) {
+	if len(in.Tools) == 0 || (len(s.guestTools) == len(in.Tools) && &in.Tools[0] == &s.guestTools[0]) {
+		return
+	}
+	in.Tools = toolcat.Annotate(in.Tools)
 }

@@ -79,8 +79,9 @@ func TestGuestToolList(t *testing.T) {
 	dir := t.TempDir()
 	tools := []wire.ToolInfo{
 		{Name: "a", Description: strings.Repeat("long ", 1000), InputSchema: json.RawMessage(`{"type":"object"}`)},
-		{Name: "b.c", Method: "mcp:srv/c"},
+		{Name: "b.c", Method: "mcp:srv/c", JS: "forged", Py: "forged"},
 	}
+	names := [][3]string{{"a", "", "a"}, {"b_c", "b", "b.c"}}
 	got, err := guestToolList(dir, tools)
 	if err != nil {
 		t.Fatal(err)
@@ -92,13 +93,17 @@ func TestGuestToolList(t *testing.T) {
 		if g.Info != ToolInfoMount+"/"+strconv.Itoa(i)+".json" {
 			t.Errorf("tool %d: info %q", i, g.Info)
 		}
+		// The names a script calls it by are the host's (toolcat), never the embedder's.
+		if [3]string{g.JS, g.NS, g.Py} != names[i] {
+			t.Errorf("tool %d's names in the input: %q %q %q, want %q", i, g.JS, g.NS, g.Py, names[i])
+		}
 		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var full wire.ToolInfo
 		if err := json.Unmarshal(b, &full); err != nil || full.Description != tools[i].Description ||
-			string(full.InputSchema) != string(tools[i].InputSchema) || full.Method != tools[i].Method {
+			string(full.InputSchema) != string(tools[i].InputSchema) || full.Method != tools[i].Method || full.JS != "" || full.Py != "" {
 			t.Errorf("tool %d's file: %s (%v)", i, b, err)
 		}
 	}
