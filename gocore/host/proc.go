@@ -508,10 +508,14 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	if decodeErr == nil && len(req.Params) == 0 {
 		req.Params = json.RawMessage("{}")
 	}
+	// A tools search is no tool call and does not count as one.
+	search := decodeErr == nil && methodErr == nil && req.Method == wire.MethodToolSearch
 	r.mu.Lock()
 	r.nextID++
 	id := r.nextID
-	r.submitted++
+	if !search {
+		r.submitted++
+	}
 	over := r.submitted > r.sb.cfg.Limits.MaxToolCalls
 	r.mu.Unlock()
 	if over {
@@ -538,6 +542,9 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	}
 	if req.Method == wire.MethodHTTPCancel {
 		return p.cancelHTTP(id, req.Params)
+	}
+	if search {
+		return p.searchTools(id, req.Params)
 	}
 	if err := checkPayload([]byte(strconv.Quote(req.Method))); err != nil || strings.ContainsRune(req.Method, 0) {
 		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: the tool name is not text Python can take", badRequest)

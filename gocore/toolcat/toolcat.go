@@ -176,3 +176,29 @@ func FirstLine(description string) string {
 	}
 	return ""
 }
+
+// Unique is tools with each name once: the first tool of a name (a later
+// one of the same name is no tool a script can reach by it).
+func Unique(tools []wire.ToolInfo) []wire.ToolInfo {
+	seen := make(map[string]bool, len(tools))
+	first := make([]wire.ToolInfo, 0, len(tools))
+	for _, t := range tools {
+		if !seen[t.Name] {
+			seen[t.Name] = true
+			first = append(first, t)
+		}
+	}
+	return first
+}
+
+// Search is the tools that match query, best first (Rank), each name once
+// (Unique), with the first line of its description.
+func Search(tools []wire.ToolInfo, query string) []wire.ToolHit {
+	tools = Unique(tools)
+	ranked := Rank(tools, query)
+	hits := make([]wire.ToolHit, len(ranked))
+	for k, i := range ranked {
+		hits[k] = wire.ToolHit{Name: tools[i].Name, Description: FirstLine(tools[i].Description)}
+	}
+	return hits
+}
