@@ -21,12 +21,12 @@ func (s *Sandbox) indexTools(in *wire.Input) {
 	in.ToolIndex = ToolInfoMount + "/" + toolIndexName
 }
 
-// nameTools gives a list of tools other than the sandbox's own (whose
-// names guestToolList set), such as a durable run's, the names a script
-// calls them by, in place of any the list came with: every guest reads
-// them from its input rather than deciding them (gocore/toolcat).
+// nameTools gives the tools a JavaScript or Python run's input still
+// carries (those of a durable run) the names a script calls them by, in
+// place of any the list came with, as the index file has them: those
+// guests read them rather than decide them (gocore/toolcat).
 func (s *Sandbox) nameTools(in *wire.Input) {
-	if len(in.Tools) == 0 || (len(s.guestTools) == len(in.Tools) && &in.Tools[0] == &s.guestTools[0]) {
+	if (in.Language != wire.LangJavaScript && in.Language != wire.LangPython) || len(in.Tools) == 0 {
 		return
 	}
 	in.Tools = toolcat.Annotate(in.Tools)

@@ -93,9 +93,8 @@ func TestGuestToolList(t *testing.T) {
 		if g.Info != ToolInfoMount+"/"+strconv.Itoa(i)+".json" {
 			t.Errorf("tool %d: info %q", i, g.Info)
 		}
-		// The names a script calls it by are the host's (toolcat), never the embedder's.
-		if [3]string{g.JS, g.NS, g.Py} != names[i] {
-			t.Errorf("tool %d's names in the input: %q %q %q, want %q", i, g.JS, g.NS, g.Py, names[i])
+		if g.JS != "" || g.NS != "" || g.Py != "" {
+			t.Errorf("tool %d's names are in the input: %+v", i, g)
 		}
 		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
 		if err != nil {
@@ -105,6 +104,21 @@ func TestGuestToolList(t *testing.T) {
 		if err := json.Unmarshal(b, &full); err != nil || full.Description != tools[i].Description ||
 			string(full.InputSchema) != string(tools[i].InputSchema) || full.Method != tools[i].Method || full.JS != "" || full.Py != "" {
 			t.Errorf("tool %d's file: %s (%v)", i, b, err)
+		}
+	}
+	// The index gives each tool the names a script calls it by: the
+	// host's (toolcat), never the embedder's.
+	b, err := os.ReadFile(filepath.Join(dir, toolIndexName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index []wire.ToolInfo
+	if err := json.Unmarshal(b, &index); err != nil || len(index) != len(tools) {
+		t.Fatalf("index %s: %v", b, err)
+	}
+	for i, e := range index {
+		if e.Name != tools[i].Name || e.Info != got[i].Info || [3]string{e.JS, e.NS, e.Py} != names[i] {
+			t.Errorf("index entry %d: %+v, want names %q", i, e, names[i])
 		}
 	}
 	if got, err := guestToolList(filepath.Join(dir, "none"), nil); err != nil || got != nil {

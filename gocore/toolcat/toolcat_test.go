@@ -197,3 +197,23 @@ func TestPyIdentifierMatchesCPython(t *testing.T) {
 		}
 	}
 }
+
+// Search lists a name once, the first tool of it, with its first line.
+func TestSearchUnique(t *testing.T) {
+	tools := []wire.ToolInfo{
+		{Name: "a", Description: "\n first a \nmore"},
+		{Name: "b", Description: "the b"},
+		{Name: "a", Description: "second a"},
+	}
+	got := Search(tools, "")
+	want := []wire.ToolHit{{Name: "a", Description: "first a"}, {Name: "b", Description: "the b"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Search(\"\") = %+v, want %+v", got, want)
+	}
+	if got := Search(tools, "second"); len(got) != 0 {
+		t.Errorf("the second \"a\" was searched: %+v", got)
+	}
+	if got := Search(nil, "x"); got == nil || len(got) != 0 {
+		t.Errorf("Search(nil) = %#v, want an empty list (JSON [])", got)
+	}
+}
