@@ -13,7 +13,8 @@
 //
 // # Names
 //
-// How a tool is reached follows the guests' own rules (the preludes): in
+// How a tool is reached follows the tool catalogue (gocore/toolcat), whose
+// names the guests show: in
 // JavaScript the part of a dotted name before the first dot is a
 // namespace, so "github.create_issue" is "declare namespace github {
 // function create_issue(input: CreateIssueInput): Promise<unknown>; }" and
