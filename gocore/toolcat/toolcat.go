@@ -1,6 +1,8 @@
 package toolcat
 
 import (
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -146,10 +148,22 @@ func Score(name, description string, words []string) int {
 // Rank is the places in tools of those that match query, best first,
 // ties in the tools' order. A query with no words matches every tool.
 func Rank(tools []wire.ToolInfo, query string) []int {
-	words := Words(query)
+	ranked, _ := rank(tools, Words(query), nil)
+	return ranked
+}
+
+// stopEvery is how many tools rank scores between asking stop.
+const stopEvery = 64
+
+// rank is Rank of the words; it gives up, returning false, when stop
+// (nil: never) says so.
+func rank(tools []wire.ToolInfo, words []string, stop func() bool) ([]int, bool) {
 	type hit struct{ i, score int }
 	var hits []hit
 	for i, t := range tools {
+		if stop != nil && i%stopEvery == stopEvery-1 && stop() {
+			return nil, false
+		}
 		s := 1
 		if len(words) > 0 {
 			s = Score(t.Name, t.Description, words)
@@ -163,7 +177,7 @@ func Rank(tools []wire.ToolInfo, query string) []int {
 	for k, h := range hits {
 		out[k] = h.i
 	}
-	return out
+	return out, true
 }
 
 // FirstLine is the first line of a description that is not blank,
@@ -191,14 +205,37 @@ func Unique(tools []wire.ToolInfo) []wire.ToolInfo {
 	return first
 }
 
+// A search's query is at most MaxQuery bytes of at most MaxWords words:
+// a search scans every tool's name and description once per word, in
+// the host, so its cost is bounded by the tool list's size.
+const (
+	MaxQuery = 1024
+	MaxWords = 32
+)
+
+// ErrStopped is Search's error when stop ended it.
+var ErrStopped = errors.New("the search was stopped")
+
 // Search is the tools that match query, best first (Rank), each name once
-// (Unique), with the first line of its description.
-func Search(tools []wire.ToolInfo, query string) []wire.ToolHit {
+// (Unique), with the first line of its description. A query over
+// MaxQuery bytes or MaxWords words is an error saying so; stop (nil:
+// never), asked now and then, ends the search with ErrStopped.
+func Search(tools []wire.ToolInfo, query string, stop func() bool) ([]wire.ToolHit, error) {
+	if len(query) > MaxQuery {
+		return nil, fmt.Errorf("the query is %d bytes; a search takes at most %d", len(query), MaxQuery)
+	}
+	words := Words(query)
+	if len(words) > MaxWords {
+		return nil, fmt.Errorf("the query has %d words; a search takes at most %d", len(words), MaxWords)
+	}
 	tools = Unique(tools)
-	ranked := Rank(tools, query)
+	ranked, ok := rank(tools, words, stop)
+	if !ok {
+		return nil, ErrStopped
+	}
 	hits := make([]wire.ToolHit, len(ranked))
 	for k, i := range ranked {
 		hits[k] = wire.ToolHit{Name: tools[i].Name, Description: FirstLine(tools[i].Description)}
 	}
-	return hits
+	return hits, nil
 }

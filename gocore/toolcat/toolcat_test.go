@@ -2,6 +2,7 @@ package toolcat
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"reflect"
 	"strconv"
@@ -205,15 +206,49 @@ func TestSearchUnique(t *testing.T) {
 		{Name: "b", Description: "the b"},
 		{Name: "a", Description: "second a"},
 	}
-	got := Search(tools, "")
+	got, err := Search(tools, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []wire.ToolHit{{Name: "a", Description: "first a"}, {Name: "b", Description: "the b"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Search(\"\") = %+v, want %+v", got, want)
 	}
-	if got := Search(tools, "second"); len(got) != 0 {
+	if got, _ := Search(tools, "second", nil); len(got) != 0 {
 		t.Errorf("the second \"a\" was searched: %+v", got)
 	}
-	if got := Search(nil, "x"); got == nil || len(got) != 0 {
+	if got, _ := Search(nil, "x", nil); got == nil || len(got) != 0 {
 		t.Errorf("Search(nil) = %#v, want an empty list (JSON [])", got)
+	}
+}
+
+// A search's query is bounded (the host scans every tool once per word),
+// and stop ends a search over many tools.
+func TestSearchBounds(t *testing.T) {
+	tools := []wire.ToolInfo{{Name: "a b"}}
+	cases := []struct {
+		query, err string
+	}{
+		{strings.Repeat("a ", MaxWords), ""},
+		{strings.Repeat("a ", MaxWords+1), "33 words"},
+		{strings.Repeat("a", MaxQuery), ""},
+		{strings.Repeat("a", MaxQuery+1), "1025 bytes"},
+	}
+	for _, c := range cases {
+		_, err := Search(tools, c.query, nil)
+		if (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%.20q...: error %v, want one saying %q", c.query, err, c.err)
+		}
+	}
+	many := make([]wire.ToolInfo, 10*stopEvery)
+	for i := range many {
+		many[i].Name = "t" + strconv.Itoa(i)
+	}
+	asked := 0
+	if _, err := Search(many, "t", func() bool { asked++; return asked == 3 }); !errors.Is(err, ErrStopped) || asked != 3 {
+		t.Errorf("stopped search: %v after %d questions", err, asked)
+	}
+	if hits, err := Search(many, "t", func() bool { return false }); err != nil || len(hits) != len(many) {
+		t.Errorf("a search not stopped: %d hits, %v", len(hits), err)
 	}
 }

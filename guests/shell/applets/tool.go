@@ -386,7 +386,10 @@ func toolSearch(p *Proc, tools []wire.ToolInfo, query string) int {
 	if len(toolcat.Words(query)) == 0 {
 		return p.usage("tool", "--search needs words to look for", toolUsage)
 	}
-	hits := toolcat.Search(tools, query)
+	hits, err := toolcat.Search(tools, query, nil)
+	if err != nil {
+		return p.usage("tool", "--search: "+err.Error(), toolUsage)
+	}
 	if len(hits) == 0 {
 		p.errorf("tool", "no tool matches '%s' (tool --list shows them all)", query)
 		return 1
