@@ -2,10 +2,13 @@
 (a tools_search request), which scans every tool's name and description
 once per word of the query. A script's query is bounded (1024 bytes, 32
 words), so no query can keep the host scanning: over 10,000 tools with
-5 KB descriptions, a query of 100,000 words would be 5 * 10^12 byte
-comparisons, in a host function the run's deadline cannot interrupt. The
-script gets a clear error instead, whichever way it asks (JavaScript's
+5 KB descriptions, 100,000 words that each appear in every description
+would be up to 5 * 10^12 byte comparisons, in a host function. The script
+gets a clear error instead, whichever way it asks (JavaScript's
 tools.search, Python's, a raw submit); an ordinary search still works.
+(The search also gives up when the run stops: gocore/toolcat's
+TestSearchBounds.) Without the bound these queries are searched (and
+found nothing): the tests fail.
 """
 
 from __future__ import annotations
