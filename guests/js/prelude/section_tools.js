@@ -5,8 +5,9 @@
 // where that global is free. The host decides each tool's JS name and
 // namespace (gocore/toolcat; prelude.js, namesOf): a member is the rest of
 // the name after the namespace and its dot, its identifier form the same
-// slice of the JS name, which keeps the name's length. `tools` lets a script find tools without a
-// long prompt: tools.search(words), tools.describe(name), tools.list().
+// slice of the JS name, which keeps the name's length. `tools` lets a
+// script find tools without a long prompt: tools.search(words),
+// tools.describe(name), tools.list(); the host searches (tools_search).
     // namespaces installs a namespace global for the run's dotted tools:
     // one pass groups the tools by namespace; each namespace object (its
     // members, one stub per tool) is built only when a script first reads

@@ -99,11 +99,11 @@ class _LazyTool(Tool):
         node = children.get(key)
         if node is not None or not self._rest:
             return node
-        end_of = len(key)
+        n = len(key)
         mine = []
         for t, start in self._rest:
             py = t["py"]
-            end = start + end_of
+            end = start + n
             if (len(py) == end or py[end:end + 1] == ".") and py.startswith(key, start):
                 mine.append((t, end + 1))
         if not mine:
