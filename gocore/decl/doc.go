@@ -13,9 +13,9 @@
 //
 // # Names
 //
-// How a tool is reached follows the guests' own rules (the preludes): in
-// JavaScript the part of a dotted name before the first dot is a
-// namespace, so "github.create_issue" is "declare namespace github {
+// How a tool is reached follows the tool catalogue (gocore/toolcat), whose
+// names the guests show: in JavaScript the part of a dotted name before
+// the first dot is a namespace, so "github.create_issue" is "declare namespace github {
 // function create_issue(input: CreateIssueInput): Promise<unknown>; }" and
 // "stripe.charges.create" is stripe.charges_create; in Python every dot is
 // a level of namespace, a class holding static methods ("class stripe:" /

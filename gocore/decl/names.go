@@ -3,6 +3,8 @@ package decl
 import (
 	"strconv"
 	"strings"
+
+	"amlasandbox/gocore/toolcat"
 )
 
 // isASCIIIdent says whether s is an identifier in both languages' ASCII
@@ -108,27 +110,13 @@ var pyHelpers = setOf(`shell list_tools get_tool_info call_tool ToolError ToolDe
 // namespace or a generated type may not take them.
 var pyTyping = setOf(`Any Literal NotRequired TypedDict Never overload`)
 
-// jsName is the JavaScript guest's identifier form of a name.
-func jsName(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case '.', '/', ':', '-':
-			return '_'
-		}
-		return r
-	}, s)
-}
+// jsName is the JavaScript guest's identifier form of a name, as the
+// tool catalogue decides it.
+func jsName(s string) string { return toolcat.JSName(s) }
 
-// pyName is the Python guest's identifier form of one part of a name.
-func pyName(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case '/', ':', '-':
-			return '_'
-		}
-		return r
-	}, s)
-}
+// pyName is the Python guest's identifier form of one part of a name, as
+// the tool catalogue decides it.
+func pyName(s string) string { return toolcat.PyName(s) }
 
 // jsIdent says whether s can name a TypeScript function or namespace.
 func jsIdent(s string) bool { return isASCIIIdent(s, true) && !jsReserved[s] }

@@ -229,6 +229,7 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 		in.Env = env
 	}
 	r.sb.indexTools(&in)
+	r.sb.nameTools(&in)
 	data, err := json.Marshal(in)
 	if err != nil {
 		return fail("encoding run input: %v", err)
@@ -515,10 +516,14 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	if decodeErr == nil && len(req.Params) == 0 {
 		req.Params = json.RawMessage("{}")
 	}
+	// A tools search is no tool call and does not count as one.
+	search := decodeErr == nil && methodErr == nil && req.Method == wire.MethodToolSearch
 	r.mu.Lock()
 	r.nextID++
 	id := r.nextID
-	r.submitted++
+	if !search {
+		r.submitted++
+	}
 	over := r.submitted > r.sb.cfg.Limits.MaxToolCalls
 	r.mu.Unlock()
 	if over {
@@ -545,6 +550,9 @@ func (p *proc) submit(raw []byte, memory int64) (int64, error) {
 	}
 	if req.Method == wire.MethodHTTPCancel {
 		return p.cancelHTTP(id, req.Params)
+	}
+	if search {
+		return p.searchTools(id, req.Params)
 	}
 	if err := checkPayload([]byte(strconv.Quote(req.Method))); err != nil || strings.ContainsRune(req.Method, 0) {
 		return refuse(wire.CodeInvalidRequest, "Invalid payload JSON: the tool name is not text Python can take", badRequest)

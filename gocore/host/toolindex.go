@@ -1,6 +1,9 @@
 package host
 
-import "amlasandbox/gocore/wire"
+import (
+	"amlasandbox/gocore/toolcat"
+	"amlasandbox/gocore/wire"
+)
 
 // toolIndexName is the file in ToolInfoMount holding the whole list
 // guestToolList returns (wire.Input.ToolIndex).
@@ -16,4 +19,15 @@ func (s *Sandbox) indexTools(in *wire.Input) {
 	}
 	in.Tools = nil
 	in.ToolIndex = ToolInfoMount + "/" + toolIndexName
+}
+
+// nameTools gives the tools a JavaScript or Python run's input still
+// carries (those of a durable run) the names a script calls them by, in
+// place of any the list came with, as the index file has them: those
+// guests read them rather than decide them (gocore/toolcat).
+func (s *Sandbox) nameTools(in *wire.Input) {
+	if (in.Language != wire.LangJavaScript && in.Language != wire.LangPython) || len(in.Tools) == 0 {
+		return
+	}
+	in.Tools = toolcat.Annotate(in.Tools)
 }

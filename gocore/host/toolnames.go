@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"amlasandbox/gocore/decl"
+	"amlasandbox/gocore/toolcat"
 	"amlasandbox/gocore/wire"
 )
 
@@ -163,7 +164,10 @@ func declarationsOf(tools []wire.ToolInfo) func(name string) toolDeclarations {
 
 // guestToolList writes one file per tool into dir and returns the list a
 // run's Input carries: each tool's name and method, and the guest path of
-// its file. A run's input then grows with the number of tools, not with
+// its file. The index file (toolIndexName), which JavaScript and Python
+// runs get instead, adds the names a script calls each tool by
+// (toolcat.Annotate); the shell, which names tools as registered, is not
+// given them. A run's input then grows with the number of tools, not with
 // the size of their descriptions, schemas and declarations, which a guest
 // reads only when a script asks for them.
 func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
@@ -177,6 +181,7 @@ func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
 	budget := declarationBudget(tools)
 	out := make([]wire.ToolInfo, len(tools))
 	for i, t := range tools {
+		t.JS, t.NS, t.Py = "", "", "" // the host's to decide (toolcat)
 		b, err := json.Marshal(t)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
@@ -196,7 +201,7 @@ func guestToolList(dir string, tools []wire.ToolInfo) ([]wire.ToolInfo, error) {
 		}
 		out[i] = wire.ToolInfo{Name: t.Name, Method: t.Method, Info: ToolInfoMount + "/" + name}
 	}
-	b, err := json.Marshal(out)
+	b, err := json.Marshal(toolcat.Annotate(out))
 	if err != nil {
 		return nil, fmt.Errorf("tool index: %w", err)
 	}

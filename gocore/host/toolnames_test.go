@@ -79,8 +79,9 @@ func TestGuestToolList(t *testing.T) {
 	dir := t.TempDir()
 	tools := []wire.ToolInfo{
 		{Name: "a", Description: strings.Repeat("long ", 1000), InputSchema: json.RawMessage(`{"type":"object"}`)},
-		{Name: "b.c", Method: "mcp:srv/c"},
+		{Name: "b.c", Method: "mcp:srv/c", JS: "forged", Py: "forged"},
 	}
+	names := [][3]string{{"a", "", "a"}, {"b_c", "b", "b.c"}}
 	got, err := guestToolList(dir, tools)
 	if err != nil {
 		t.Fatal(err)
@@ -92,14 +93,32 @@ func TestGuestToolList(t *testing.T) {
 		if g.Info != ToolInfoMount+"/"+strconv.Itoa(i)+".json" {
 			t.Errorf("tool %d: info %q", i, g.Info)
 		}
+		if g.JS != "" || g.NS != "" || g.Py != "" {
+			t.Errorf("tool %d's names are in the input: %+v", i, g)
+		}
 		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var full wire.ToolInfo
 		if err := json.Unmarshal(b, &full); err != nil || full.Description != tools[i].Description ||
-			string(full.InputSchema) != string(tools[i].InputSchema) || full.Method != tools[i].Method {
+			string(full.InputSchema) != string(tools[i].InputSchema) || full.Method != tools[i].Method || full.JS != "" || full.Py != "" {
 			t.Errorf("tool %d's file: %s (%v)", i, b, err)
+		}
+	}
+	// The index gives each tool the names a script calls it by: the
+	// host's (toolcat), never the embedder's.
+	b, err := os.ReadFile(filepath.Join(dir, toolIndexName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index []wire.ToolInfo
+	if err := json.Unmarshal(b, &index); err != nil || len(index) != len(tools) {
+		t.Fatalf("index %s: %v", b, err)
+	}
+	for i, e := range index {
+		if e.Name != tools[i].Name || e.Info != got[i].Info || [3]string{e.JS, e.NS, e.Py} != names[i] {
+			t.Errorf("index entry %d: %+v, want names %q", i, e, names[i])
 		}
 	}
 	if got, err := guestToolList(filepath.Join(dir, "none"), nil); err != nil || got != nil {

@@ -149,6 +149,14 @@ type ToolInfo struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Method       string          `json:"method,omitempty"`
 	Info         string          `json:"info,omitempty"`
+	// JS, NS and Py are the names a script calls the tool by, decided by
+	// the host (gocore/toolcat) and set in a guest's input and tool index
+	// only: JS the JavaScript global, NS the JavaScript namespace it is a
+	// member of ("" for none), Py the dotted Python path ("" when it has
+	// none). An embedder's values are ignored.
+	JS string `json:"js,omitempty"`
+	NS string `json:"ns,omitempty"`
+	Py string `json:"py,omitempty"`
 }
 
 // ToolInfoMount is the read-only directory of the tool files that

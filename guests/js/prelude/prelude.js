@@ -653,7 +653,9 @@
 
   // ---------------------------------------------------------------------
   // Tools (API.md §3.6). One global per tool, named by its JS name (each
-  // . / - : becomes _). A run whose input lists the tools gets them as
+  // . / - : becomes _), which the host decides (gocore/toolcat) and hands
+  // over in each index entry (js; ns its namespace, section_tools.js). A
+  // run whose input lists the tools gets them as
   // enumerable properties of globalThis. A run handed the list as a file
   // (input.tool_index) reads it only when a script first looks up a global
   // name nobody defined, and then defines that name alone, when a tool or
@@ -719,7 +721,10 @@
     }
   }
 
-  function jsName(name) { return String(name).replace(/[./:-]/g, '_'); }
+  // jsOf and nsOf are an index entry's JS name and namespace, as the host
+  // decided them; '' when the entry has none.
+  function jsOf(t) { return typeof t.js === 'string' ? t.js : ''; }
+  function nsOf(t) { return typeof t.ns === 'string' ? t.ns : ''; }
 
   const YIELDING_GLOBALS = new SetCtor(['fetch', 'require', 'process', 'Buffer', 'crypto', 'performance', 'global', 'tools']);
   const toolsByJS = new MapCtor();
@@ -796,7 +801,7 @@
     if (YIELDING_GLOBALS.has(name) || !(name in G)) {
       for (let i = 0; i < list.length; i++) {
         const t = list[i];
-        if (t && typeof t.name === 'string' && t.name.length === n && jsName(t.name) === name) {
+        if (t && typeof t.name === 'string' && name !== '' && jsOf(t) === name) {
           const method = typeof t.method === 'string' && t.method ? t.method : 'mcp:' + t.name;
           const stub = named(name, function (params) { return callMethod(method, params); });
           ObjectDefineProperty(toolProto, name, { value: stub, writable: true, configurable: true, enumerable: true });
@@ -811,13 +816,11 @@
       resolved.add(name);
       return true;
     }
-    if (jsName(name) === name && !(name in G)) {
+    if (!(name in G)) {
       const members = [];
       for (let i = 0; i < list.length; i++) {
         const t = list[i];
-        const tn = t && t.name;
-        if (typeof tn === 'string' && tn.length > n + 1 && tn.charCodeAt(n) === 46 &&
-            (tn.startsWith(name) || (tn.indexOf('.') === n && jsName(tn.slice(0, n)) === name))) members.push(t);
+        if (t && typeof t.name === 'string' && name !== '' && nsOf(t) === name) members.push(t);
       }
       if (members.length > 0) {
         const obj = getToolsSection().lazyNamespace(members, n + 1);
@@ -832,21 +835,23 @@
   function installTools(list, target) {
     for (const t of list) {
       if (!t || typeof t.name !== 'string') continue;
-      const id = jsName(t.name);
+      const id = jsOf(t);
       let parameters = { type: 'object', properties: {} };
       if (t.inputSchema !== undefined && t.inputSchema !== null) parameters = t.inputSchema;
       const method = typeof t.method === 'string' && t.method ? t.method : 'mcp:' + t.name;
       const info = { id: method, name: t.name, description: t.description || '', parameters };
+      namesOf.set(info, { js: id, ns: nsOf(t) });
       if (typeof t.info === 'string') {
         infoFiles.set(info, t.info);
         if (t.info.endsWith('.json')) declarationFiles.set(info, t.info.slice(0, -5) + '.decl');
       }
-      toolsByName.set(t.name, info);
+      // The first tool of a name keeps it (gocore/toolcat.Unique).
+      if (!toolsByName.has(t.name)) toolsByName.set(t.name, info);
       // Conveniences the sandbox adds for Node habits (fetch, require,
       // process, ...) yield to a tool of the same name: the tool is what
       // the agent was told to call. Core globals and builtins never do.
       const yields = YIELDING_GLOBALS.has(id) && !toolsByJS.has(id);
-      if (!yields && (toolsByJS.has(id) || id in G)) {
+      if (id === '' || (!yields && (toolsByJS.has(id) || id in G))) {
         __tools__[info.id] = info;
         continue;
       }
@@ -856,10 +861,12 @@
       ObjectDefineProperty(target, id, { value: stub, writable: true, configurable: true, enumerable: true });
       toolGlobals.push(id);
     }
-    if (list.some((t) => t && typeof t.name === 'string' && t.name.includes('.'))) {
+    if (list.some((t) => t && typeof t.name === 'string' && nsOf(t) !== '')) {
       getToolsSection().namespaces(toolsByName.values(), target);
     }
   }
+  // namesOf maps a tool's info to its names from the index entry (js, ns).
+  const namesOf = new MapCtor();
   // infoFiles maps the info of a tool whose description and parameters
   // the run's input left out to its info file (the host's whole ToolInfo
   // JSON); fullInfo reads the file the first time a script looks into the

@@ -2,8 +2,12 @@
 // (docs/mcp.md). A tool whose name has a dot, such as the MCP tool
 // "github.create_issue", is also reachable as github.create_issue(...):
 // the part before the first dot names a namespace object, installed only
-// where that global is free. `tools` lets a script find tools without a
-// long prompt: tools.search(words), tools.describe(name), tools.list().
+// where that global is free. The host decides each tool's JS name and
+// namespace (gocore/toolcat; prelude.js, namesOf): a member is the rest of
+// the name after the namespace and its dot, its identifier form the same
+// slice of the JS name, which keeps the name's length. `tools` lets a
+// script find tools without a long prompt: tools.search(words),
+// tools.describe(name), tools.list(); the host searches (tools_search).
     // namespaces installs a namespace global for the run's dotted tools:
     // one pass groups the tools by namespace; each namespace object (its
     // members, one stub per tool) is built only when a script first reads
@@ -11,9 +15,8 @@
     function namespaces(infos, target) {
       const groups = new MapCtor();
       for (const info of infos) {
-        const dot = info.name.indexOf('.');
-        if (dot <= 0 || dot === info.name.length - 1) continue;
-        const ns = jsName(info.name.slice(0, dot));
+        const ns = namesOf.get(info).ns;
+        if (ns === '') continue;
         let members = groups.get(ns);
         if (members === undefined) groups.set(ns, (members = []));
         members.push(info);
@@ -45,8 +48,9 @@
       const obj = {};
       const hasOwn = Object.prototype.hasOwnProperty;
       for (const info of members) {
-        const member = info.name.slice(info.name.indexOf('.') + 1);
-        const id = jsName(member);
+        const names = namesOf.get(info);
+        const member = info.name.slice(names.ns.length + 1);
+        const id = names.js.slice(names.ns.length + 1);
         const method = info.id;
         const stub = named(id, function (params) { return callMethod(method, params); });
         for (const key of id === member ? [member] : [member, id]) {
@@ -74,7 +78,7 @@
         let stub = stubs.get(t);
         if (stub === undefined) {
           const method = typeof t.method === 'string' && t.method ? t.method : 'mcp:' + t.name;
-          stub = named(jsName(t.name.slice(start)), function (params) { return callMethod(method, params); });
+          stub = named(t.js.slice(start), function (params) { return callMethod(method, params); });
           stubs.set(t, stub);
         }
         return stub;
@@ -88,7 +92,7 @@
         for (let i = 0; i < entries.length; i++) {
           const t = entries[i];
           if (t.name.length !== n) continue;
-          if (t.name.startsWith(key, start) || jsName(t.name.slice(start)) === key) {
+          if (t.name.startsWith(key, start) || t.js.startsWith(key, start)) {
             put(key, t);
             return;
           }
@@ -100,7 +104,7 @@
         complete = true;
         for (const t of entries) {
           const member = t.name.slice(start);
-          const id = jsName(member);
+          const id = t.js.slice(start);
           for (const key of id === member ? [member] : [member, id]) {
             if (!hasOwn.call(obj, key) && !gone.has(key)) put(key, t);
           }
@@ -125,38 +129,24 @@
     // has one, else by its registered name (callTool / tools.call).
     function callOf(info) {
       if (info.ns === undefined) return info.name;
-      const member = info.name.slice(info.name.indexOf('.') + 1);
-      return info.ns + (jsName(member) === member ? '.' + member : '[' + JSONStringify(member) + ']');
+      const names = namesOf.get(info);
+      const member = info.name.slice(names.ns.length + 1);
+      return info.ns + (names.js.slice(names.ns.length + 1) === member ? '.' + member : '[' + JSONStringify(member) + ']');
     }
 
-    function firstLine(s) {
-      for (const line of String(s || '').split('\n')) {
-        const t = line.trim();
-        if (t) return t;
-      }
-      return '';
-    }
-    function brief(info) {
-      fullInfo(info);
-      return { name: info.name, description: firstLine(info.description), call: callOf(info) };
-    }
-    function all() {
-      return ArrayFrom(toolsByName.values());
-    }
-    // score ranks a tool for the lower-case words: 0 unless every word is
-    // in its name or description; 3 per word in the name, 1 per word only
-    // in the description (the same rule as the shell's tool --search).
-    function score(info, words) {
-      fullInfo(info);
-      const name = info.name.toLowerCase();
-      const desc = String(info.description || '').toLowerCase();
-      let s = 0;
-      for (const w of words) {
-        if (name.includes(w)) s += 3;
-        else if (desc.includes(w)) s += 1;
-        else return 0;
-      }
-      return s;
+    // found is the host's search for text (wire.MethodToolSearch, ranked
+    // by gocore/toolcat; '' finds every tool, in their order): a promise of
+    // [{name, description, call}], at most limit of them, the description
+    // its first line.
+    function found(text, limit) {
+      return callMethod('tools_search', { query: text }).then((hits) => {
+        const out = [];
+        for (const h of ArrayIsArray(hits) ? hits.slice(0, limit) : []) {
+          const info = toolsByName.get(h.name);
+          if (info !== undefined) out.push({ name: info.name, description: h.description, call: callOf(info) });
+        }
+        return out;
+      });
     }
     // nameText is a tool name as text for lookups and messages; a value
     // that has none (a Symbol, an object whose toString throws) is null.
@@ -190,20 +180,14 @@
     }
 
     const tools = {
-      // search(query, {limit}) → [{name, description, call}], best first.
+      // search(query, {limit}) → [{name, description, call}], best first:
+      // the host ranks the tools (wire.MethodToolSearch, gocore/toolcat).
       search: named('search', function (query, options) {
         const text = nameText(query ?? '');
         if (text === null) return PromiseReject(new ErrorCtor('tools.search takes words as a string'));
-        const words = text.toLowerCase().split(/\s+/).filter(Boolean);
         let limit = 20;
         if (options && typeof options.limit === 'number' && options.limit > 0) limit = options.limit;
-        const hits = [];
-        for (const info of all()) {
-          const s = words.length ? score(info, words) : 1;
-          if (s > 0) hits.push([s, info]);
-        }
-        hits.sort((a, b) => b[0] - a[0]);
-        return PromiseResolve(hits.slice(0, limit).map(([, info]) => brief(info)));
+        return found(text, limit);
       }),
       // describe(name) → the tool's TypeScript declaration (its input and
       // output types, its documentation), as the host rendered it.
@@ -213,7 +197,7 @@
         return PromiseResolve(declarationOf(info));
       }),
       // list() → [{name, description, call}] of every tool.
-      list: named('list', function () { return PromiseResolve(all().map(brief)); }),
+      list: named('list', function () { return found('', Infinity); }),
       // call(name, params): the same as the tool's function.
       call: named('call', function (name, params) {
         const info = lookup(name);

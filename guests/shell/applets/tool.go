@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"amlasandbox/gocore/decl"
+	"amlasandbox/gocore/toolcat"
 	"amlasandbox/gocore/wire"
 	"amlasandbox/guests/shell/hostapi"
 	"amlasandbox/guests/shell/hostcall"
@@ -75,7 +76,7 @@ func toolApplet(p *Proc, args []string) int {
 		if len(args) > 2 {
 			filter = args[2]
 		}
-		return toolList(p, fullTools(tools), filter)
+		return toolList(p, fullTools(toolcat.Unique(tools)), filter)
 	case "--search", "-s", "search":
 		return toolSearch(p, fullTools(tools), strings.Join(args[2:], " "))
 	case "--describe", "describe":
@@ -239,7 +240,7 @@ func toolList(p *Proc, tools []wire.ToolInfo, filter string) int {
 	}
 	var b strings.Builder
 	for _, t := range shown {
-		desc := firstLine(t.Description)
+		desc := toolcat.FirstLine(t.Description)
 		if desc == "" {
 			b.WriteString(t.Name + "\n")
 			continue
@@ -250,16 +251,6 @@ func toolList(p *Proc, tools []wire.ToolInfo, filter string) int {
 		return p.writeFailed("tool", err)
 	}
 	return 0
-}
-
-// firstLine is the first non-empty line of s, trimmed.
-func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
-	}
-	return ""
 }
 
 // toolHelp describes one tool and its parameters.
@@ -313,7 +304,7 @@ func toolHelp(p *Proc, t wire.ToolInfo) int {
 				req = "required"
 			}
 			line := fmt.Sprintf("  %-*s  %-8s %s", width, "--"+n, ty, req)
-			if d := firstLine(prop.Description); d != "" {
+			if d := toolcat.FirstLine(prop.Description); d != "" {
 				line += "  " + d
 			}
 			if len(prop.Enum) > 0 {
@@ -388,67 +379,40 @@ func toolDescribe(p *Proc, t wire.ToolInfo) int {
 }
 
 // toolSearch prints the tools that match the words of query, best first
-// (tool --search): a word found in a tool's name counts more than one
-// found in its description; every word must be found somewhere. Matching
-// ignores case. At most 20 lines, then a count of the rest.
+// (tool --search), as the catalogue finds them (toolcat.Search): every
+// word must be in a tool's name or description, ignoring case; one in the
+// name counts more. At most 20 lines, then a count of the rest.
 func toolSearch(p *Proc, tools []wire.ToolInfo, query string) int {
-	words := strings.Fields(strings.ToLower(query))
-	if len(words) == 0 {
+	if len(toolcat.Words(query)) == 0 {
 		return p.usage("tool", "--search needs words to look for", toolUsage)
 	}
-	type hit struct {
-		t     wire.ToolInfo
-		score int
-	}
-	var hits []hit
-	for _, t := range tools {
-		if s := searchScore(t, words); s > 0 {
-			hits = append(hits, hit{t, s})
-		}
+	hits, err := toolcat.Search(tools, query, nil)
+	if err != nil {
+		return p.usage("tool", "--search: "+err.Error(), toolUsage)
 	}
 	if len(hits) == 0 {
 		p.errorf("tool", "no tool matches '%s' (tool --list shows them all)", query)
 		return 1
 	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
 	const most = 20
 	width := 0
-	for i, h := range hits {
-		if i < most {
-			width = max(width, len(h.t.Name))
+	for k, h := range hits {
+		if k < most {
+			width = max(width, len(h.Name))
 		}
 	}
 	var b strings.Builder
-	for i, h := range hits {
-		if i == most {
+	for k, h := range hits {
+		if k == most {
 			fmt.Fprintf(&b, "... and %d more (use more words)\n", len(hits)-most)
 			break
 		}
-		fmt.Fprintf(&b, "%-*s  %s\n", width, h.t.Name, firstLine(h.t.Description))
+		fmt.Fprintf(&b, "%-*s  %s\n", width, h.Name, h.Description)
 	}
 	if _, err := io.WriteString(p.Stdout, b.String()); err != nil {
 		return p.writeFailed("tool", err)
 	}
 	return 0
-}
-
-// searchScore ranks t for the (lower-case) words: 0 when a word is found
-// neither in its name nor in its description; else 3 per word in the name
-// and 1 per word only in the description.
-func searchScore(t wire.ToolInfo, words []string) int {
-	name, desc := strings.ToLower(t.Name), strings.ToLower(t.Description)
-	score := 0
-	for _, w := range words {
-		switch {
-		case strings.Contains(name, w):
-			score += 3
-		case strings.Contains(desc, w):
-			score++
-		default:
-			return 0
-		}
-	}
-	return score
 }
 
 // toolParams turns the flags after the tool name into its parameters.

@@ -269,17 +269,29 @@ def install() -> None:
 def call(method: str, params_json: str):
     """Makes one call: its result when no event loop is running, else its
     ToolCall (see the module's docstring)."""
-    request = '{"method":' + json.dumps(method) + ',"params":' + params_json + "}"
     loop = asyncio._get_running_loop()
-    call_id = _amla.submit(request.encode("utf-8", "surrogatepass"))
-    if loop is not None:
-        pending = _pending[call_id] = ToolCall(call_id, method, loop)
-        return pending
+    if loop is None:
+        return ask(method, params_json)
+    call_id = _submit(method, params_json)
+    pending = _pending[call_id] = ToolCall(call_id, method, loop)
+    return pending
+
+
+def ask(method: str, params_json: str):
+    """Makes one request and waits for its answer, whether or not an event
+    loop runs: for a request the host answers at once (tools_search),
+    which a script does not await."""
+    call_id = _submit(method, params_json)
     waiting = _pending[call_id] = _Waiting(method)
     _wait_for(call_id)
     if waiting.error is not None:
         raise waiting.error
     return waiting.value
+
+
+def _submit(method: str, params_json: str) -> int:
+    request = '{"method":' + json.dumps(method) + ',"params":' + params_json + "}"
+    return _amla.submit(request.encode("utf-8", "surrogatepass"))
 
 
 def deliver_next(timeout_ms: int) -> bool:

@@ -2,7 +2,9 @@
 
 A tool named "get_weather" is get_weather(city="SF"); a dotted name is a
 path of namespaces ("stripe.charges.create" is stripe.charges.create(...));
-each "-", ":" and "/" in a name becomes "_". A tool takes keyword arguments,
+each "-", ":" and "/" in a name becomes "_". The host decides that path
+(gocore/toolcat) and hands it over as each index entry's "py", absent for
+a tool whose name makes no Python path. A tool takes keyword arguments,
 or one dict (the JavaScript habit), or both (merged; a key given twice is
 an error), and returns the decoded JSON of its result.
 
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import builtins
 import json
-import keyword
 import sys
 
 from . import calls
@@ -36,8 +37,11 @@ _YIELDING = frozenset({"help", "exit", "quit", "copyright", "credits", "license"
 HELPERS = frozenset({"shell", "list_tools", "get_tool_info", "call_tool", "ToolError", "ToolDenied", "ShellError"})
 
 
-def py_name(part: str) -> str:
-    return part.replace("-", "_").replace(":", "_").replace("/", "_")
+def _py(t: dict) -> str | None:
+    """The Python path of index entry t, as the host decided it; None when
+    it has none (such a tool has no global: Registry.add)."""
+    py = t.get("py")
+    return py if isinstance(py, str) and py else None
 
 
 class Tool:
@@ -71,70 +75,55 @@ class Tool:
         return f"<tools {self._path}: {', '.join(sorted(self._children))}>"
 
 
-def _valid(name: str) -> list[str] | None:
-    """The Python path parts of a tool name, or None when a part is no
-    identifier (such a tool has no global: Registry.add)."""
-    parts = [py_name(p) for p in name.split(".")]
-    return parts if all(p.isidentifier() and not keyword.iskeyword(p) for p in parts) else None
-
-
 class _LazyTool(Tool):
     """A Tool of a run whose tools are deferred (Registry.root), made from
-    the index entries under its path: its own tool is the first of them
-    named by the path itself, and a member is made when first read, from
-    the entries whose next name part it is; all members when a script
-    lists them. _rest holds (entry, offset of the next part) in order.
-    Only tools whose every part is an identifier count (Registry.add); an
-    entry is checked when a member made from it is read (checked=False:
-    the entries are not yet), so a namespace of many tools costs a scan,
-    not a check each."""
+    the index entries under its path, each with a Python path: its own
+    tool is the first of them whose path is the path itself, and a member
+    is made when first read, from the entries whose next path part it is;
+    all members when a script lists them. _rest holds (entry, offset of
+    the next part) in order."""
 
-    def __init__(self, path: str, entries: list, checked: bool) -> None:
+    def __init__(self, path: str, entries: list) -> None:
         super().__init__(path)
         rest = []
         for t, start in entries:
-            if start > len(t["name"]):
-                if self._info is None and (checked or _valid(t["name"]) is not None):
+            if start > len(t["py"]):
+                if self._info is None:
                     self._info = Registry.info(t)
             else:
                 rest.append((t, start))
-        if not checked and self._info is None and not any(_valid(t["name"]) is not None for t, _ in rest):
-            rest = []
         self._rest = rest
 
     def _grow(self, key: str) -> Tool | None:
         children = self.__dict__["_children"]
         node = children.get(key)
-        if node is not None or not self._rest or not key.isidentifier() or keyword.iskeyword(key):
+        if node is not None or not self._rest:
             return node
         n = len(key)
         mine = []
         for t, start in self._rest:
-            tn = t["name"]
+            py = t["py"]
             end = start + n
-            if ((len(tn) == end or tn[end:end + 1] == ".") and (tn.startswith(key, start) or py_name(tn[start:end]) == key)
-                    and _valid(tn) is not None):
+            if (len(py) == end or py[end:end + 1] == ".") and py.startswith(key, start):
                 mine.append((t, end + 1))
         if not mine:
             return None
-        node = children[key] = _LazyTool(self._path + "." + key, mine, True)
+        node = children[key] = _LazyTool(self._path + "." + key, mine)
         return node
 
     def _grow_all(self) -> None:
         children = self.__dict__["_children"]
         groups: dict[str, list] = {}
         for t, start in self._rest:
-            tn = t["name"]
-            if _valid(tn) is None:
-                continue
-            end = tn.find(".", start)
+            py = t["py"]
+            end = py.find(".", start)
             if end < 0:
-                end = len(tn)
-            groups.setdefault(py_name(tn[start:end]), []).append((t, end + 1))
+                end = len(py)
+            groups.setdefault(py[start:end], []).append((t, end + 1))
         self._rest = []
         for key, mine in groups.items():
             if key not in children:
-                children[key] = _LazyTool(self._path + "." + key, mine, True)
+                children[key] = _LazyTool(self._path + "." + key, mine)
 
     def __call__(self, *args, **kwargs):
         if self._info is None:
@@ -294,17 +283,16 @@ class Registry:
         members made as they are read (_LazyTool); None if there is none.
         The same tree add makes for them, which depends on those tools
         alone."""
-        if (not name.isidentifier() or name in HELPERS or (hasattr(builtins, name) and name not in _YIELDING)
+        if (name in HELPERS or (hasattr(builtins, name) and name not in _YIELDING)
                 or name == "tools" or name in self._absent):
             return None
         n = len(name)
         mine = []
         for t in self.entries():
-            tn = t.get("name")
-            # py_name keeps lengths, so the first part is tn[:n].
-            if isinstance(tn, str) and (len(tn) == n or tn[n:n + 1] == ".") and (tn.startswith(name) or py_name(tn[:n]) == name):
+            py = _py(t)
+            if py is not None and (len(py) == n or py[n:n + 1] == ".") and py.startswith(name) and isinstance(t.get("name"), str):
                 mine.append((t, n + 1))
-        node = _LazyTool(name, mine, False)
+        node = _LazyTool(name, mine)
         if node._info is None and not node._rest:
             self._absent.add(name)
             return None
@@ -337,9 +325,10 @@ class Registry:
         info = self.info(t)
         assert info is not None
         self._by_name[name] = info
-        parts = [py_name(p) for p in name.split(".")]
-        if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
+        py = _py(t)
+        if py is None:
             return
+        parts = py.split(".")
         root = parts[0]
         if root == "tools" and len(parts) > 1:
             return  # the tools global keeps its name (a tool named just "tools" takes it)
@@ -395,13 +384,6 @@ def call_tool(name: str, params: dict | None = None, /, **kwargs):
     return invoke(info, str(name), args, kwargs)
 
 
-def _first_line(text: str) -> str:
-    for line in str(text or "").splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
-
-
 def _call_of(info: dict) -> str:
     """How a script calls the tool: its Python path, or call_tool(name)."""
     path = registry.paths.get(info["name"])
@@ -429,25 +411,17 @@ def _declaration_of(info: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _brief(info: dict) -> dict:
-    return {"name": info["name"], "description": _first_line(info["description"]), "call": _call_of(info)}
-
-
-def _score(info: dict, words: list[str]) -> int:
-    """0 unless every word is in the tool's name or description; 3 per word
-    in the name, 1 per word only in the description (JavaScript's and the
-    shell's tool --search rule)."""
-    name = info["name"].lower()
-    desc = str(info["description"] or "").lower()
-    total = 0
-    for w in words:
-        if w in name:
-            total += 3
-        elif w in desc:
-            total += 1
-        else:
-            return 0
-    return total
+def _found(query: str, limit: int | None) -> list[dict]:
+    """[{name, description, call}] of the tools the host finds for query
+    (tools_search: ranked by gocore/toolcat, best first; "" finds every
+    tool, in their order), at most limit, the description its first line."""
+    hits = calls.ask("tools_search", json.dumps({"query": query}))
+    found = []
+    for hit in hits[:limit] if isinstance(hits, list) else []:
+        info = registry.by_name.get(hit.get("name")) if isinstance(hit, dict) else None
+        if info is not None:
+            found.append({"name": info["name"], "description": hit.get("description") or "", "call": _call_of(info)})
+    return found
 
 
 class ToolFinder:
@@ -460,14 +434,7 @@ class ToolFinder:
             raise TypeError("tools.search takes words as a string")
         if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
             raise ValueError(f"tools.search: limit must be a positive int, not {limit!r}")
-        words = query.lower().split()
-        hits = []
-        for info in registry.by_name.values():
-            score = _score(info, words) if words else 1
-            if score > 0:
-                hits.append((score, info))
-        hits.sort(key=lambda h: -h[0])
-        return [_brief(info) for _, info in hits[:limit]]
+        return _found(query, limit)
 
     def describe(self, name: str) -> str:
         """The tool's Python declaration: its signature, the TypedDicts it
@@ -477,7 +444,7 @@ class ToolFinder:
 
     def list(self) -> list[dict]:
         """[{name, description, call}] of every tool."""
-        return [_brief(info) for info in registry.by_name.values()]
+        return _found("", None)
 
     def call(self, name: str, params: dict | None = None, /, **kwargs):
         """Calls a tool by name: the same as its function."""
