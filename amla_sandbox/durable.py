@@ -21,7 +21,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Union, cast
 
-from .runtime.runtime import RuntimeError as SandboxRuntimeError
+from .errors import ApprovalRequired, ReplayDivergenceError
+from .errors import RuntimeError as SandboxRuntimeError
 
 if TYPE_CHECKING:
     from .runtime.runtime import Runtime, RunResult, _Run
@@ -40,41 +41,6 @@ _LEDGER_DIR = "redeemed-tokens"
 _MIN_KEY = 16
 _machine_keys: dict[str, bytes] = {}
 _machine_keys_lock = threading.Lock()
-
-
-class ReplayDivergenceError(SandboxRuntimeError):
-    """A replayed run asked for something its journal did not record.
-
-    `index` is the number of the tool call concerned (calls are numbered
-    from 1 in the order the script made them; for another input, the
-    number of calls made before it), `recorded` what the journal holds
-    there, `asked` what the script asked for, `event` the journal input's
-    index."""
-
-    def __init__(self, message: str, *, index: int, recorded: str, asked: str, event: int) -> None:
-        super().__init__(message)
-        self.index = index
-        self.recorded = recorded
-        self.asked = asked
-        self.event = event
-
-
-class ApprovalRequired(Exception):
-    """A run stopped at a tool call that needs a human's approval.
-
-    `method` is the tool's name, `params` the call's parameters, and `token`
-    the bytes from which `Sandbox.resume_approval(token, approve=...)`
-    continues the run, in any process: the start state, the journal so far
-    and the pending call."""
-
-    def __init__(self, method: str, params: Any, token: bytes) -> None:
-        super().__init__(
-            f"Tool call '{method}' waits for a human's approval; continue the run with "
-            "Sandbox.resume_approval(token, approve=True or False, ...)"
-        )
-        self.method = method
-        self.params = params
-        self.token = token
 
 
 def _core() -> Any:

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._language import normalize_language
-from ..runtime.runtime import RuntimeError as SandboxRuntimeError
+from ..errors import RuntimeError as SandboxRuntimeError
 from ..network import prompt_lines
 from .config import ConfigError, ServerConfig
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Union
 from .. import _wasm
 from .. import observability as _obs
 from .._language import normalize_language
+from ..errors import CancelledRunError, MemoryLimitError, RuntimeError, StaleRunError, TimeoutError  # noqa: A004
 from .cache import default_wasm_path, get_cache_dir, get_precompiled_path, precompile_module, sandbox_cache_config
 from .cache import resolve_wasm as _resolve_wasm
 from .pipeline import CODE_CANCELLED, CODE_INTERNAL, CODE_INVALID, Answer, ToolPipeline, ToolRequest, encode_result, safe_text
@@ -59,27 +60,6 @@ DEFAULT_MAX_OUTPUT_SIZE = 32 * 1024 * 1024
 DEFAULT_DISK_QUOTA = 1024 * 1024 * 1024
 # The guest's Go runtime needs room of its own before any script runs.
 MIN_MEMORY_LIMIT = 32 * 1024 * 1024
-
-
-class RuntimeError(Exception):  # noqa: A001  (documented name, shadows the builtin)
-    """A failure of the sandbox engine (not of the script or a tool)."""
-
-
-class TimeoutError(RuntimeError):  # noqa: A001
-    """A run used more than its `timeout` seconds of compute time."""
-
-
-class MemoryLimitError(RuntimeError):
-    """A run needed more memory than its `memory_limit`."""
-
-
-class CancelledRunError(RuntimeError):
-    """The run was stopped by `cancel()` or `close()` from another thread."""
-
-
-class StaleRunError(RuntimeError):
-    """An operation named a run that a later `start()` replaced: the core
-    refuses it (a late step of a given-up run never touches the next run)."""
 
 
 class RuntimeStatus(Enum):
