@@ -153,7 +153,7 @@ class SandboxServer:
             mcp_servers=self.mcp,
             network=self.config.network,
         )
-        sandbox._await_in_sync = True
+        sandbox.await_async_tools = True
         return sandbox
 
     async def _handle_tool(self, name: str, params: Any) -> Any:
@@ -259,8 +259,7 @@ class SandboxServer:
         sender = asyncio.create_task(self._stream(ctx, chunks))
         run_error: str | None = None
         try:
-            rt = sandbox._rt()
-            result = await rt._run_async(code, lang, sandbox._pipeline.call_async, on_output, None)
+            result = await sandbox.run_script_async(code, lang, on_output=on_output)
         except SandboxRuntimeError as e:  # a limit: timeout, memory, the engine
             run_error = str(e)
             result = sandbox.last_result
