@@ -651,7 +651,7 @@ class Sandbox:
         A script that asks for something the journal did not record raises
         ReplayDivergenceError; with `then="live"` the run instead goes on
         with live inputs (the handler answers new calls)."""
-        if isinstance(cls_or_self, type):
+        if isinstance(cls_or_self, type) and issubclass(cls_or_self, Sandbox):
             _durable.check_then(then)
             sb = cls_or_self._from_journal(journal, kwargs)
             try:
