@@ -126,6 +126,11 @@ def _init_args(sb: Sandbox) -> dict[str, Any]:
     return out
 
 
+def _bytecode_sandbox() -> Sandbox:
+    """The sandbox python_packages' bytecode is compiled in (_python_packages)."""
+    return Sandbox(timeout=600, memory_limit=512 * 1024 * 1024)
+
+
 def _network_asks_approval(config: dict[str, Any] | None) -> bool:
     """Whether an allow rule of the policy JSON requires approval."""
     rules = (config or {}).get("allow")
@@ -239,7 +244,7 @@ class Sandbox:
         if self.python_packages is not None:
             from ._python_packages import prepare
 
-            self._packages_dir, self._package_digests = prepare(self.python_packages)
+            self._packages_dir, self._package_digests = prepare(self.python_packages, _bytecode_sandbox)
         self._network_config = policy_json(self.network)
         # What durable runs do (record, replay, approval): the run driver's strategy.
         durability = _durable.Durability(
@@ -308,6 +313,13 @@ class Sandbox:
         self._pipeline.await_in_sync = bool(value)
 
     _await_in_sync = await_async_tools
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The arguments this sandbox was made with, as given (tools and
+        capabilities as add_tools/remove_tools left them): a new dict, so
+        `Sandbox(**sb.arguments)` makes another sandbox like it."""
+        return {k: list(v) if isinstance(v, list) else v for k, v in self._init_args.items()}
 
     # -- running scripts ------------------------------------------------------
 

@@ -305,7 +305,7 @@ class SandboxTool:
         resumed one (the files as the run left them). Returns the text
         `run()` would have; raises ApprovalRequired again at the next call
         that needs approval."""
-        resumed = Sandbox.resume_approval(token, approve=approve, **self.sandbox._init_args)
+        resumed = Sandbox.resume_approval(token, approve=approve, **self.sandbox.arguments)
         resumed.await_async_tools = self.sandbox.await_async_tools
         old, self.sandbox = self.sandbox, resumed
         old.close()
