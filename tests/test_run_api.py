@@ -175,3 +175,59 @@ def test_sync_awaiter_is_thread_safe_and_refuses_inside_a_loop() -> None:
     awaiter.close()
     assert awaiter.run(wait_for_gate(6), ValueError()) == 6  # a closed awaiter makes a new loop
     awaiter.close()
+
+
+def test_the_runtime_asks_its_durable_strategy_about_approvals_in_every_pump() -> None:
+    """Durable behaviour is the DurableStrategy handed in by RuntimeConfig:
+    the driver asks its decide() for each call that needs approval (sync
+    or async answer, in both pumps and the step API) and answers the core."""
+    import os
+
+    from amla_sandbox import Runtime, RuntimeConfig, ToolCallCap
+    from amla_sandbox.auth import EphemeralAuthority
+    from amla_sandbox.durable import Durability
+
+    asked: list[tuple[str, Any]] = []
+
+    class Recording(Durability):
+        def decide(self, method: str, params: Any) -> Any:
+            asked.append((method, params))
+            if params.get("async"):
+
+                async def later() -> bool:
+                    await asyncio.sleep(0)
+                    return bool(params.get("ok"))
+
+                return later()
+            return bool(params.get("ok"))
+
+    auth = EphemeralAuthority()
+    rt = Runtime(
+        RuntimeConfig(
+            pca_bytes=auth.create_pca(capabilities=["tool_call:**"]).to_cbor(),
+            trusted_authorities=[auth.public_key_hex()],
+            capabilities=[ToolCallCap(method_pattern="**", requires_approval=True)],
+            tool_handler=lambda method, params: "ran",
+            tools_json=json.dumps([_tool("act").to_dict()]),
+            durable=Recording(approvals=True, approval_handler=lambda m, p: False),
+            durable_key=os.urandom(32),
+        )
+    )
+    script = (
+        "for (const p of [{ok: true}, {ok: false}, {ok: true, async: true}]) {"
+        " try { console.log(await act(p)) } catch (e) { console.log('refused') } }"
+    )
+    try:
+        assert rt.run(script, "javascript").stdout == "ran\nrefused\nran\n"
+        assert asyncio.run(rt.run_async(script, "javascript")).stdout == "ran\nrefused\nran\n"
+        rt.start(script, "javascript")
+        while rt.has_work():
+            req = rt.step()
+            assert req is not None
+            rt.resume("stepped", id=req.id)
+        result = rt.result()
+        assert result is not None and result.stdout == "stepped\nrefused\nstepped\n"
+    finally:
+        rt.close()
+    assert [p for _, p in asked] == [{"ok": True}, {"ok": False}, {"ok": True, "async": True}] * 3
+    assert {m for m, _ in asked} == {"mcp:act"}  # the core's name; Durability strips "mcp:" for its handler
