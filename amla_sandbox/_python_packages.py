@@ -30,8 +30,9 @@ import os
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 __all__ = ["prepare"]
 
@@ -159,9 +160,11 @@ def _copy_tree(src: Path, dest: Path) -> None:
         shutil.copyfile(f, target)
 
 
-def prepare(items: object) -> tuple[str, list[dict[str, str]]]:
+def prepare(items: object, new_sandbox: Callable[[], Any]) -> tuple[str, list[dict[str, str]]]:
     """The directory to mount for these packages (made if need be), and
-    each package's name and content digest ([{"name", "digest"}])."""
+    each package's name and content digest ([{"name", "digest"}]).
+    `new_sandbox()` makes the plain Sandbox the bytecode is compiled in
+    (passed in: this module sits below amla_sandbox.sandbox)."""
     if isinstance(items, (str, os.PathLike)) or not isinstance(items, Iterable):
         raise TypeError("python_packages must be a list of paths (wheels, package directories or .py files)")
     entries = [_item(raw) for raw in items]
@@ -190,7 +193,7 @@ def prepare(items: object) -> tuple[str, list[dict[str, str]]]:
                 _copy_tree(path, tmp / path.name)
             else:
                 _copy_tree(path, tmp)
-        _compile_bytecode(tmp)
+        _compile_bytecode(tmp, new_sandbox)
         try:
             os.rename(tmp, final)
         except OSError:
@@ -228,7 +231,7 @@ print(json.dumps(made))
 """
 
 
-def _compile_bytecode(tree: Path) -> None:
+def _compile_bytecode(tree: Path, new_sandbox: Callable[[], Any]) -> None:
     """Puts each module's bytecode beside it (__pycache__), compiled once by
     the guest's own CPython: the guest never writes bytecode, so without it
     every run would compile every module it imports from source (about a
@@ -236,20 +239,18 @@ def _compile_bytecode(tree: Path) -> None:
     script can change what another sandbox's imports run. A guest that
     cannot run here (no Python guest in this install) leaves the tree as
     it is: imports then compile from source, as before."""
-    from .sandbox import Sandbox
-
     sources = [f for f in _walk(tree) if f.suffix == ".py"]
     if not sources:
         return
     try:
-        sb = Sandbox(timeout=600, memory_limit=512 * 1024 * 1024)
+        sb = new_sandbox()
     except Exception:  # noqa: BLE001 - no guest to compile with: nothing to add
         return
     with sb:
         for f in sources:
             sb.files.write("/workspace/p/" + f.relative_to(tree).as_posix(), f.read_bytes())
         out = sb.execute(_COMPILE.replace("SITE", repr(SITE)), language="python")
-        if sb.last_result.exit_code != 0:
+        if sb.last_result is None or sb.last_result.exit_code != 0:
             return
         for cached in json.loads(out):
             target = tree / cached

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._language import normalize_language
+from .errors import CheckerUnavailable
 
 __all__ = ["Diagnostic", "CheckResult", "CheckerUnavailable", "TYPESCRIPT_VERSION", "check_script"]
 
@@ -49,11 +50,6 @@ CHECK_TIMEOUT = 120.0
 INSTALL_TIMEOUT = 600.0
 
 _INSTALL_HINT = 'pip install "amla-sandbox[check]"'
-
-
-class CheckerUnavailable(RuntimeError):
-    """The type checker a language needs is not installed and cannot be
-    installed; the message says how to get it."""
 
 
 @dataclass(frozen=True)

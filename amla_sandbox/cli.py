@@ -17,13 +17,13 @@ def precompile_main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         from .runtime.runtime import (
-            _resolve_wasm,
+            resolve_wasm,
             get_cache_dir,
             get_precompiled_path,
             precompile_module,
         )
 
-        wasm = _resolve_wasm(args.wasm_path)
+        wasm = resolve_wasm(args.wasm_path)
         target = get_precompiled_path(wasm)
         if target.exists():
             size = f" ({target.stat().st_size / 1e6:.1f}MB)" if args.verbose else ""

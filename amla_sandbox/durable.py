@@ -2,30 +2,26 @@
 budgets, journals of runs and their exact replay, and approval of tool calls
 that pauses a run and resumes it anywhere.
 
-The work is done in the Go core; this module holds the two exceptions, the
-options a run is started with, the few lines that move bytes and decisions
-between `Sandbox` and the core, the durable key every snapshot, journal and
-token is authenticated with, and the ledger of redeemed approval tokens.
+The work is done in the Go core; this module holds the strategy the run
+driver is handed for durable runs (`Durability`: how a run starts, what its
+end fetches, who decides approvals), the durable key every snapshot,
+journal and token is authenticated with, the ledger of redeemed approval
+tokens, and the checks a journal passes before it is replayed. The two
+exceptions live in amla_sandbox.errors and are re-exported here.
 """
 
 from __future__ import annotations
 
-import builtins
-import inspect
 import json
 import os
 import re
 import tempfile
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Union, cast
+from dataclasses import dataclass
+from typing import Any, Union
 
-from .runtime.runtime import RuntimeError as SandboxRuntimeError
-
-if TYPE_CHECKING:
-    from .runtime.runtime import Runtime, RunResult, _Run
-    from .sandbox import Sandbox
+from .errors import ApprovalRequired, ReplayDivergenceError
 
 __all__ = ["ApprovalRequired", "ReplayDivergenceError", "ApprovalHandler"]
 
@@ -40,41 +36,6 @@ _LEDGER_DIR = "redeemed-tokens"
 _MIN_KEY = 16
 _machine_keys: dict[str, bytes] = {}
 _machine_keys_lock = threading.Lock()
-
-
-class ReplayDivergenceError(SandboxRuntimeError):
-    """A replayed run asked for something its journal did not record.
-
-    `index` is the number of the tool call concerned (calls are numbered
-    from 1 in the order the script made them; for another input, the
-    number of calls made before it), `recorded` what the journal holds
-    there, `asked` what the script asked for, `event` the journal input's
-    index."""
-
-    def __init__(self, message: str, *, index: int, recorded: str, asked: str, event: int) -> None:
-        super().__init__(message)
-        self.index = index
-        self.recorded = recorded
-        self.asked = asked
-        self.event = event
-
-
-class ApprovalRequired(Exception):
-    """A run stopped at a tool call that needs a human's approval.
-
-    `method` is the tool's name, `params` the call's parameters, and `token`
-    the bytes from which `Sandbox.resume_approval(token, approve=...)`
-    continues the run, in any process: the start state, the journal so far
-    and the pending call."""
-
-    def __init__(self, method: str, params: Any, token: bytes) -> None:
-        super().__init__(
-            f"Tool call '{method}' waits for a human's approval; continue the run with "
-            "Sandbox.resume_approval(token, approve=True or False, ...)"
-        )
-        self.method = method
-        self.params = params
-        self.token = token
 
 
 def _core() -> Any:
@@ -228,12 +189,13 @@ def redeem(token_id: str, hook: Redeem | None) -> None:
         )
 
 
-# -- a sandbox's settings ---------------------------------------------------------------------------
+# -- the run driver's strategy for durable runs -----------------------------------------------------
 
 
 @dataclass
 class Durability:
-    """What a Runtime does for durable sessions, set by its Sandbox."""
+    """What a sandbox's runs do for durable sessions: the DurableStrategy
+    (amla_sandbox.runtime.driver) Sandbox hands its Runtime."""
 
     record: bool | str = False
     approval_handler: ApprovalHandler | None = None
@@ -255,6 +217,66 @@ class Durability:
         start = "digest" if self.record == "digest" and mode != "pause" else "snapshot"
         return {"record": record, "record_start": start, "approvals": mode, "packages": self.packages or []}
 
+    def start(
+        self, handle: int, *, language: str, code: str, stdin: str, has_stdin: bool, stream: bool, replay: Replay | None
+    ) -> tuple[int, dict[str, bool]] | None:
+        """Start the sandbox's next run as a durable one when it is one, and
+        return its id and what its end must fetch; None for a plain run (the
+        driver starts it)."""
+        given = self.options()
+        if replay is None and given is None:
+            return None
+        opts: dict[str, Any] = dict(
+            given or {"record": False, "record_start": "snapshot", "approvals": "", "packages": self.packages or []}
+        )
+        opts.update(language=language, code=code, stdin=stdin, has_stdin=has_stdin, stream=stream)
+        journal = b""
+        if replay is not None:
+            opts.update(record=True, then=replay.then, approve=replay.approve)
+            if replay.approve is not None or replay.then == "live":
+                # Continuing live: approvals are handled as the sandbox's are,
+                # and a pause needs the journal (it always has one here).
+                opts["approvals"] = opts["approvals"] or ("ask" if self.approval_handler is not None else "pause")
+            journal = replay.journal
+        run_id = _core().sandbox_start_durable(handle, opts, journal)
+        return run_id, {"record": bool(self.record) or replay is not None, "journaled": bool(opts.get("record"))}
+
+    def finish(
+        self, handle: int, run_id: int, kept: dict[str, bool], result: dict[str, Any]
+    ) -> tuple[bytes | None, BaseException | None]:
+        """After a durable run ended: the journal its result carries (when
+        the sandbox records), and what its outcome raises: ApprovalRequired
+        for a run paused at a call, ReplayDivergenceError for a replay that
+        went another way."""
+        outcome = _core().sandbox_durable_outcome(handle, run_id)
+        paused, divergence = outcome.get("paused"), outcome.get("divergence")
+        journal = None
+        if kept["journaled"] and (kept["record"] or paused):
+            journal = _core().sandbox_journal(handle, run_id)
+        error_kind = result.get("error_kind") or None
+        raised: BaseException | None = None
+        if error_kind == "approval_required" and paused and journal is not None:
+            raised = ApprovalRequired(_tool_name(paused["method"]), paused.get("params"), journal)
+        elif error_kind == "replay_divergence":
+            d = divergence or {}
+            raised = ReplayDivergenceError(
+                result.get("error") or "replay diverged",
+                index=int(d.get("call", 0)),
+                recorded=str(d.get("recorded", "")),
+                asked=str(d.get("asked", "")),
+                event=int(d.get("event", 0)),
+            )
+        return (journal if kept["record"] else None), raised
+
+    def decide(self, method: str, params: Any) -> bool | Awaitable[bool]:
+        """Ask the approval handler about a call (False without one)."""
+        if self.approval_handler is None:
+            return False
+        if isinstance(params, str):
+            params = json.loads(params)
+        # Params are what the script passed: an object for every tool call.
+        return self.approval_handler(_tool_name(method), params)
+
 
 @dataclass
 class Replay:
@@ -275,206 +297,19 @@ def check_then(then: Any) -> None:
         raise ValueError(f'then must be "error" or "live", got {then!r}')
 
 
-# -- runs (called by Runtime) -----------------------------------------------------------------------
-
-
-def start(
-    rt: Runtime, language: str, code: str, stdin: str, has_stdin: bool, stream: bool, replay: Replay | None
-) -> tuple[int, dict[str, bool]] | None:
-    """Start the runtime's next run as a durable one when it is one, and
-    return its id and what its end must fetch; None for a plain run (the
-    caller starts it)."""
-    d: Durability = getattr(rt, "_durability", None) or Durability()
-    given = d.options()
-    if replay is None and given is None:
-        return None
-    opts: dict[str, Any] = dict(given or {"record": False, "record_start": "snapshot", "approvals": "", "packages": d.packages or []})
-    opts.update(language=language, code=code, stdin=stdin, has_stdin=has_stdin, stream=stream)
-    journal = b""
-    if replay is not None:
-        opts.update(record=True, then=replay.then, approve=replay.approve)
-        if replay.approve is not None or replay.then == "live":
-            # Continuing live: approvals are handled as the sandbox's are,
-            # and a pause needs the journal (it always has one here).
-            opts["approvals"] = opts["approvals"] or ("ask" if d.approval_handler is not None else "pause")
-        journal = replay.journal
-    run_id = _core().sandbox_start_durable(rt._handle, opts, journal)
-    return run_id, {"record": bool(d.record) or replay is not None, "journaled": bool(opts.get("record"))}
-
-
-def finish(rt: Runtime, run: _Run, result: RunResult) -> None:
-    """After a durable run ended: fetch its journal, the call it paused at,
-    the way its replay diverged."""
-    kept = run.durable
-    outcome = _core().sandbox_durable_outcome(rt._handle, run.id)
-    paused, divergence = outcome.get("paused"), outcome.get("divergence")
-    journal = None
-    if kept["journaled"] and (kept["record"] or paused):
-        journal = _core().sandbox_journal(rt._handle, run.id)
-    if kept["record"]:
-        result.journal = journal
-    if paused and journal is not None:
-        result._paused = (_tool_name(paused["method"]), paused.get("params"), journal)
-    if divergence:
-        result._divergence = divergence
-
-
-def raise_for(result: RunResult) -> None:
-    """Raise the durable outcome of a run, if it has one."""
-    if result.error_kind == "approval_required" and result._paused is not None:
-        method, params, token = result._paused
-        raise ApprovalRequired(method, params, token)
-    if result.error_kind == "replay_divergence":
-        d = result._divergence or {}
-        raise ReplayDivergenceError(
-            result.error or "replay diverged",
-            index=int(d.get("call", 0)),
-            recorded=str(d.get("recorded", "")),
-            asked=str(d.get("asked", "")),
-            event=int(d.get("event", 0)),
-        )
-
-
-def _decide(handler: ApprovalHandler | None, ev: dict[str, Any]) -> bool | Awaitable[bool]:
-    if handler is None:
-        return False
-    params = ev.get("params")
-    if isinstance(params, str):
-        params = json.loads(params)
-    # Params are what the script passed: an object for every tool call.
-    return handler(_tool_name(ev["method"]), cast("dict[str, Any]", params))
-
-
-def _answer(rt: Runtime, run: _Run, ev: dict[str, Any], ok: Any) -> None:
-    _core().sandbox_approve(rt._handle, run.id, int(ev["id"]), ok is True)
-
-
-def approve(rt: Runtime, run: _Run, ev: dict[str, Any]) -> None:
-    """Ask the sandbox's approval handler about a call (an "approval"
-    event) and answer the core. A handler that fails, or answers anything
-    but True, refuses the call: approval narrows, it never widens."""
-    d: Durability | None = getattr(rt, "_durability", None)
-    try:
-        decision = _decide(d.approval_handler if d else None, ev)
-        if inspect.isawaitable(decision):
-            decision = _drive(decision)
-    except Exception:
-        decision = False
-    _answer(rt, run, ev, decision)
-
-
-async def approve_async(rt: Runtime, run: _Run, ev: dict[str, Any]) -> None:
-    """`approve` inside an event loop: an async handler is awaited."""
-    d: Durability | None = getattr(rt, "_durability", None)
-    try:
-        decision = _decide(d.approval_handler if d else None, ev)
-        if inspect.isawaitable(decision):
-            decision = await decision
-    except Exception:
-        decision = False
-    _answer(rt, run, ev, decision)
-
-
-def refuse(rt: Runtime, run: _Run, ev: dict[str, Any]) -> None:
-    """Refuse an approval nobody will answer (a run being drained)."""
-    _answer(rt, run, ev, False)
-
-
-def _drive(awaitable: Awaitable[Any]) -> Any:
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except builtins.RuntimeError:
-        async def wrap() -> Any:
-            return await awaitable
-
-        return asyncio.run(wrap())
-    if inspect.iscoroutine(awaitable):
-        awaitable.close()
-    raise SandboxRuntimeError(
-        "an async approval_handler cannot be awaited by execute() inside a running event loop: "
-        "use execute_async()"
-    )
-
-
-class _hybridmethod:
-    """A method that is a class method when called on the class and an
-    instance method when called on an instance (Sandbox.replay)."""
-
-    def __init__(self, func: Callable[..., Any]) -> None:
-        self.func = func
-        self.__doc__ = func.__doc__
-
-    def __get__(self, obj: Any, cls: type | None = None) -> Callable[..., Any]:
-        target = cls if obj is None else obj
-
-        def bound(*args: Any, **kwargs: Any) -> Any:
-            return self.func(target, *args, **kwargs)
-
-        bound.__doc__ = self.func.__doc__
-        bound.__name__ = self.func.__name__
-        return bound
-
-
-# -- sandboxes --------------------------------------------------------------------------------------
-
-
-def init_args(sb: Sandbox) -> dict[str, Any]:
-    """The arguments a Sandbox was made with, as given (before set-up adds
-    to them), so a fork or a restore can make another the same way."""
-    out: dict[str, Any] = {}
-    for f in fields(sb):
-        if f.init and not f.name.startswith("_"):
-            v = getattr(sb, f.name)
-            out[f.name] = list(v) if isinstance(v, list) else v
-    return out
-
-
-def set_key(rt: Runtime, key: bytes) -> None:
-    """Give the core the key the sandbox's artifacts are authenticated with."""
-    _core().sandbox_set_durable_key(rt._handle, key)
-
-
-def snapshot(sb: Sandbox, compress: bool) -> bytes:
-    data: bytes = _core().sandbox_snapshot(sb._rt()._handle, bool(compress))
-    return data
-
-
-def restore(sb: Sandbox, data: bytes) -> None:
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"a snapshot is bytes, got {type(data).__name__}")
-    rt = sb._rt()
-    if rt._running:
-        raise builtins.RuntimeError("restore: a run is in progress on this sandbox")
-    _core().sandbox_restore(rt._handle, bytes(data))
-
-
-def fork(sb: Sandbox) -> Sandbox:
-    from .sandbox import Sandbox
-
-    rt = sb._rt()
-    args = dict(sb._init_args)
-    if args.get("mcp_servers") is not None and not sb._mcp_owned:
-        pass  # an MCPTools the caller owns: the fork shares it, as the original does
-    new = Sandbox(**args)
-    try:
-        new._await_in_sync = sb._await_in_sync
-        _core().sandbox_copy_files(rt._handle, new._rt()._handle)
-    except BaseException:
-        new.close()
-        raise
-    return new
+# -- journals ---------------------------------------------------------------------------------------
 
 
 def journal_info(journal: bytes, key: bytes) -> dict[str, Any]:
+    """What a journal records (its run, limits, packages, how it ended),
+    once it is checked under `key` (ValueError for a foreign or edited one)."""
     if not isinstance(journal, (bytes, bytearray, memoryview)):
         raise TypeError(f"a journal is bytes, got {type(journal).__name__}")
     info: dict[str, Any] = _core().journal_info(bytes(journal), key)
     return info
 
 
-def _limits_from(info: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+def limits_from(info: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
     """Sandbox arguments for replaying a journal: the caller's, with the
     limits that shape what guests do taken from the journal unless given."""
     out = dict(kwargs)
@@ -484,25 +319,11 @@ def _limits_from(info: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]
     return out
 
 
-def new_from_journal(cls: type[Sandbox], journal: bytes, kwargs: dict[str, Any]) -> Sandbox:
-    """A sandbox made with kwargs (limits from the journal) in the
-    journal's start state. The journal is checked under the key kwargs
-    give (or the default one) before anything in it is used."""
-    info = journal_info(journal, resolve_key(kwargs.get("durable_key")))
-    sb = cls(**_limits_from(info, kwargs))
-    try:
-        _core().sandbox_restore_journal_start(sb._rt()._handle, bytes(journal))
-    except BaseException:
-        sb.close()
-        raise
-    return sb
-
-
-def _check_packages(sb: Sandbox, info: dict[str, Any]) -> None:
+def check_packages(info: dict[str, Any], digests: list[dict[str, str]]) -> None:
     """A replay must see the Python packages its run saw: each package's
-    contents digest is in the journal."""
+    contents digest is in the journal, and `digests` are the sandbox's."""
     recorded_list = [(p["name"], p["digest"]) for p in info.get("packages") or []]
-    have_list = [(p["name"], p["digest"]) for p in sb._package_digests]
+    have_list = [(p["name"], p["digest"]) for p in digests]
     if recorded_list == have_list:
         return
     recorded, have = dict(recorded_list), dict(have_list)
@@ -523,52 +344,6 @@ def _check_packages(sb: Sandbox, info: dict[str, Any]) -> None:
     )
 
 
-def replay_on(sb: Sandbox, journal: bytes, then: str, approve: bool | None = None) -> RunResult:
-    """Run a journal on sb (which must be in its start state) and return
-    the replayed run's result. It raises for how the replay went (a
-    divergence; a pause at a call that needs approval), not for the
-    recorded run's own error, which the result reproduces."""
-    check_then(then)
-    if sb.keep_state:
-        raise NotImplementedError(
-            "replay cannot run on a keep_state=True sandbox yet: a journal replays a run from the guest's "
-            "fresh state, which a kept session is not (docs/sessions.md)"
-        )
-    info = journal_info(journal, sb._durable_key)
-    _check_packages(sb, info)
-    rt = sb._rt()
-    before = rt.last_result
-    try:
-        rt._run_sync(
-            info["code"], info["language"], sb._pipeline.call_sync, None, None,
-            replay=Replay(bytes(journal), then, approve),
-        )
-    except (ReplayDivergenceError, ApprovalRequired):
-        raise
-    except SandboxRuntimeError:
-        # The replayed run's own error (its result reproduces it); an error
-        # before it ran (a refused start) has no result of its own.
-        if rt.last_result is None or rt.last_result is before:
-            raise
-    result = rt.last_result
-    assert result is not None
-    return result
-
-
-def resume(cls: type[Sandbox], token: bytes, approve: bool, kwargs: dict[str, Any]) -> Sandbox:
-    """Sandbox.resume_approval: check the token under the key, make the
-    sandbox in its start state, redeem the token (once), and replay the
-    run to its pending call, which `approve` decides."""
-    if not isinstance(approve, bool):
-        raise TypeError(f"approve must be True or False, got {approve!r}")
-    info = journal_info(token, resolve_key(kwargs.get("durable_key")))
-    if info["end"] != "paused":
-        raise ValueError("resume_approval: this token is a journal of a run that did not stop for approval")
-    sb = new_from_journal(cls, token, kwargs)
-    try:
-        redeem(str(info["pending"]["token_id"]), kwargs.get("redeem"))
-        replay_on(sb, token, "live", approve)
-    except BaseException:
-        sb.close()
-        raise
-    return sb
+def restore(sb: Any, data: bytes) -> None:
+    """Replace a sandbox's files with a snapshot's: `Sandbox.restore`."""
+    sb.restore(data)

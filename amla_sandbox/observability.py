@@ -32,7 +32,8 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .runtime.runtime import Runtime, RunResult, ToolCallRecord, _Run
+    from .runtime.driver import Runtime, RunState
+    from .runtime.result import RunResult, ToolCallRecord
 
 __all__ = ["configure", "record_values", "SCOPE"]
 
@@ -133,18 +134,18 @@ class _Instruments:
         )
 
         def alive(_options: Any) -> Iterator[Any]:
-            yield Observation(sum(1 for rt in list(_alive) if rt._handle))
+            yield Observation(sum(1 for rt in list(_alive) if rt.is_open))
 
         def budgets(_options: Any) -> Iterator[Any]:
             for rt in list(_alive):
-                if not rt._handle:
+                if not rt.is_open:
                     continue
                 try:
                     counts = dict(rt.get_call_counts())
                 except Exception:  # closed meanwhile
                     continue
                 for key, left in counts.items():
-                    yield Observation(left, {"amla.sandbox.id": rt._session_id, "amla.capability": key})
+                    yield Observation(left, {"amla.sandbox.id": rt.session_id, "amla.capability": key})
 
         meter.create_observable_gauge(
             "amla.sandboxes.alive", callbacks=[alive], unit="{sandbox}", description="Sandboxes open in this process"
@@ -176,7 +177,7 @@ def run_started() -> tuple[Any, int] | None:
     return (context.get_current() if context is not None else None), time.time_ns()
 
 
-def run_finished(rt: Runtime, run: _Run, result: RunResult) -> None:
+def run_finished(rt: Runtime, run: RunState, result: RunResult) -> None:
     """At a run's end: its span and its calls' spans, and its metrics.
     Never raises: telemetry must not fail a run."""
     started = run.trace
@@ -227,7 +228,7 @@ def _record(rt: Runtime, language: str, started: tuple[Any, int], result: RunRes
         inst.runs.add(1, labels)
         inst.duration.record(result.duration_ms / 1000, labels)
         for call in result.tool_calls:
-            kind = _call_kind(call.method, rt._mcp_methods)
+            kind = _call_kind(call.method, rt.mcp_methods)
             call_outcome = _call_outcome(call)
             inst.tool_calls.add(1, {"amla.tool.kind": kind, "amla.tool.outcome": call_outcome})
             if call_outcome == "refused":
@@ -246,7 +247,7 @@ def _record(rt: Runtime, language: str, started: tuple[Any, int], result: RunRes
         start_time=t0,
         attributes={
             "amla.language": language,
-            "amla.sandbox.id": rt._session_id,
+            "amla.sandbox.id": rt.session_id,
             "amla.run.outcome": outcome,
             "amla.run.exit_code": result.exit_code,
             "amla.run.duration_ms": result.duration_ms,
@@ -260,7 +261,7 @@ def _record(rt: Runtime, language: str, started: tuple[Any, int], result: RunRes
         span.set_status(Status(StatusCode.ERROR, (result.error or outcome) if values else outcome))
     inside = set_span_in_context(span, parent)
     for call in result.tool_calls:
-        kind = _call_kind(call.method, rt._mcp_methods)
+        kind = _call_kind(call.method, rt.mcp_methods)
         start = t0 + int(call.started_ms * 1_000_000)
         attrs: dict[str, Any] = {
             "amla.tool.method": call.method,

@@ -7,7 +7,7 @@ import builtins
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,21 +15,22 @@ from typing import TYPE_CHECKING, Any
 from .audit import AuditCollector, AuditConfig, AuditEntry
 from .capabilities import MethodCapability, ToolCallCap
 from .capabilities._counts import CallCounts
-from .runtime.pipeline import ToolPipeline
-from .runtime.runtime import (
+from .errors import ApprovalRequired, ReplayDivergenceError
+from .errors import RuntimeError as SandboxRuntimeError
+from .runtime.config import (
     DEFAULT_DISK_QUOTA,
     DEFAULT_MAX_OUTPUT_SIZE,
     DEFAULT_MAX_TOOL_RESULT_SIZE,
     DEFAULT_MEMORY_LIMIT,
     DEFAULT_TIMEOUT,
-    Runtime,
-    RunResult,
     RuntimeConfig,
     ToolHandler,
-    ToolRequest,
 )
+from .runtime.driver import AnswerBatch, Runtime
+from .runtime.pipeline import Answer, ToolPipeline, ToolRequest
+from .runtime.result import RunResult
 from . import durable as _durable
-from .durable import ApprovalHandler, _hybridmethod
+from .durable import ApprovalHandler
 from .network import NetworkArg, policy_json
 from ._language import normalize_language
 from .tools import ToolDefinition
@@ -93,6 +94,41 @@ def _shell_prelude(command: str, cwd: str | None, env: Mapping[str, str] | None,
     if sb.keep_state:
         return "( " + " && ".join(head) + " && { " + command + "\n} )"
     return " && ".join(head) + " && { " + command + "\n}"
+
+
+class _hybridmethod:
+    """A method that is a class method when called on the class and an
+    instance method when called on an instance (Sandbox.replay)."""
+
+    def __init__(self, func: Callable[..., Any]) -> None:
+        self.func = func
+        self.__doc__ = func.__doc__
+
+    def __get__(self, obj: Any, cls: type | None = None) -> Callable[..., Any]:
+        target = cls if obj is None else obj
+
+        def bound(*args: Any, **kwargs: Any) -> Any:
+            return self.func(target, *args, **kwargs)
+
+        bound.__doc__ = self.func.__doc__
+        bound.__name__ = self.func.__name__
+        return bound
+
+
+def _init_args(sb: Sandbox) -> dict[str, Any]:
+    """The arguments a Sandbox was made with, as given (before set-up adds
+    to them), so a fork or a restore can make another the same way."""
+    out: dict[str, Any] = {}
+    for f in fields(sb):
+        if f.init and not f.name.startswith("_"):
+            v = getattr(sb, f.name)
+            out[f.name] = list(v) if isinstance(v, list) else v
+    return out
+
+
+def _bytecode_sandbox() -> Sandbox:
+    """The sandbox python_packages' bytecode is compiled in (_python_packages)."""
+    return Sandbox(timeout=600, memory_limit=512 * 1024 * 1024)
 
 
 def _network_asks_approval(config: dict[str, Any] | None) -> bool:
@@ -162,7 +198,7 @@ class Sandbox:
             raise TypeError(f"keep_state must be True or False, got {self.keep_state!r}")
         if self.approval_handler is not None and not callable(self.approval_handler):
             raise TypeError(f"approval_handler must be callable, got {type(self.approval_handler).__name__}")
-        self._init_args = _durable.init_args(self)
+        self._init_args = _init_args(self)
         self._mcp: Any = None
         self._mcp_owned = False
         if self.mcp_servers is not None:
@@ -208,12 +244,20 @@ class Sandbox:
         if self.python_packages is not None:
             from ._python_packages import prepare
 
-            self._packages_dir, self._package_digests = prepare(self.python_packages)
+            self._packages_dir, self._package_digests = prepare(self.python_packages, _bytecode_sandbox)
         self._network_config = policy_json(self.network)
+        # What durable runs do (record, replay, approval): the run driver's strategy.
+        durability = _durable.Durability(
+            record=self.record,
+            approval_handler=self.approval_handler,
+            approvals=any(getattr(c, "requires_approval", False) for c in self.capabilities)
+            or _network_asks_approval(self._network_config),
+            packages=self._package_digests,
+        )
         if self.audit_config is not None:
             self._audit_collector = AuditCollector(self.audit_config)
         try:
-            self._runtime = self._new_runtime(pca, trusted)
+            self._runtime = self._new_runtime(pca, trusted, durability)
         except BaseException:
             if self._audit_collector is not None:
                 self._audit_collector.close()  # do not leak the open audit file
@@ -221,22 +265,7 @@ class Sandbox:
             raise
         if self._audit_collector is not None:
             self._runtime.set_audit_collector(self._audit_collector)
-        if self._mcp is not None:
-            # Traces tell MCP servers' calls from Python tools' by method.
-            self._runtime._mcp_methods = frozenset(d.method for d in self._mcp.definitions)
-        try:
-            _durable.set_key(self._runtime, self._durable_key)
-        except BaseException:
-            self.close()
-            raise
-        self._runtime._durability = _durable.Durability(
-            record=self.record,
-            approval_handler=self.approval_handler,
-            approvals=any(getattr(c, "requires_approval", False) for c in self.capabilities)
-            or _network_asks_approval(self._network_config),
-            packages=self._package_digests,
-        )
-        options = self._runtime._durability.options()
+        options = durability.options()
         if self.keep_state and options is not None and options["record"]:
             self.close()
             why = "record=" if self.record else "capabilities that require approval without an approval_handler (runs pause)"
@@ -245,7 +274,7 @@ class Sandbox:
                 "fresh state, which a kept session is not (docs/sessions.md)"
             )
 
-    def _new_runtime(self, pca: bytes, trusted: list[str]) -> Runtime:
+    def _new_runtime(self, pca: bytes, trusted: list[str], durability: _durable.Durability) -> Runtime:
         return Runtime(
             RuntimeConfig(
                 wasm_path=self.wasm_path,
@@ -262,20 +291,35 @@ class Sandbox:
                 python_packages_dir=self._packages_dir,
                 network=self._network_config,
                 keep_state=self.keep_state,
+                durable=durability,
+                durable_key=self._durable_key,
+                # Traces tell MCP servers' calls from Python tools' by method.
+                mcp_methods=frozenset(d.method for d in self._mcp.definitions) if self._mcp is not None else frozenset(),
             )
         )
 
     # -- handlers -------------------------------------------------------------
 
     @property
-    def _await_in_sync(self) -> bool:
-        """Await async tool results inside execute()/run() (create_sandbox_tool
-        sets this; a bare Sandbox keeps the documented coroutine error)."""
+    def await_async_tools(self) -> bool:
+        """Whether execute()/python()/shell() await an async tool handler's
+        result on an event loop of the sandbox's (create_sandbox_tool and
+        the MCP server set it; by default a coroutine from a handler in a
+        blocking run is the documented error naming execute_async())."""
         return self._pipeline.await_in_sync
 
-    @_await_in_sync.setter
-    def _await_in_sync(self, value: bool) -> None:
+    @await_async_tools.setter
+    def await_async_tools(self, value: bool) -> None:
         self._pipeline.await_in_sync = bool(value)
+
+    _await_in_sync = await_async_tools
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The arguments this sandbox was made with, as given (tools and
+        capabilities as add_tools/remove_tools left them): a new dict, so
+        `Sandbox(**sb.arguments)` makes another sandbox like it."""
+        return {k: list(v) if isinstance(v, list) else v for k, v in self._init_args.items()}
 
     # -- running scripts ------------------------------------------------------
 
@@ -314,9 +358,7 @@ class Sandbox:
         and their aliases); return its stdout. With `stdin`, a JavaScript or
         TypeScript script is stdin; for Python and the shell, stdin is the
         script's standard input."""
-        return self._rt()._run_sync(
-            code, language, self._pipeline.call_sync, on_output, stdin, self._starter()
-        ).stdout
+        return self.run_script(code, language, stdin=stdin, on_output=on_output).stdout
 
     async def execute_async(
         self,
@@ -329,8 +371,7 @@ class Sandbox:
         """Run JavaScript (or `language`), awaiting async tool handlers; calls
         a script issues together (Promise.all, asyncio.gather) run
         concurrently. `on_output` is called on the event loop's thread."""
-        rt = self._rt()
-        return (await rt._run_async(code, language, self._pipeline.call_async, on_output, stdin)).stdout
+        return (await self.run_script_async(code, language, stdin=stdin, on_output=on_output)).stdout
 
     def python(
         self,
@@ -341,7 +382,7 @@ class Sandbox:
     ) -> str:
         """Run Python; return its stdout. `stdin` is the script's sys.stdin
         (docs/python.md)."""
-        return self._rt()._run_sync(code, "python", self._pipeline.call_sync, on_output, stdin, self._starter()).stdout
+        return self.run_script(code, "python", stdin=stdin, on_output=on_output).stdout
 
     async def python_async(
         self,
@@ -352,8 +393,7 @@ class Sandbox:
     ) -> str:
         """`python()` awaiting async tool handlers; calls the script makes
         together (asyncio.gather) run concurrently."""
-        rt = self._rt()
-        return (await rt._run_async(code, "python", self._pipeline.call_async, on_output, stdin)).stdout
+        return (await self.run_script_async(code, "python", stdin=stdin, on_output=on_output)).stdout
 
     def shell(
         self,
@@ -381,8 +421,63 @@ class Sandbox:
         code (a non-zero exit does not raise; a timeout, the memory limit
         or a cancel do, as for `shell()`)."""
         code = _shell_prelude(command, cwd, env, self)
-        result = self._rt()._run_sync(code, "shell", self._pipeline.call_sync, None, stdin, self._starter())
+        result = self.run_script(code, "shell", stdin=stdin)
         return ShellResult(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
+
+    # The public run API: what execute()/python()/shell() and their async
+    # forms are built on, and what the Ray pool and the MCP server use.
+
+    def run_script(
+        self,
+        code: str,
+        language: str = "javascript",
+        *,
+        stdin: str | bytes | None = None,
+        on_output: Callable[[str], None] | None = None,
+        answer_batch: AnswerBatch | None = None,
+    ) -> RunResult:
+        """Run `code` in `language` (any spelling execute() takes) to its
+        end and return its RunResult (stdout, stderr, exit code, tool
+        calls, return value). A failure of the run raises as execute()
+        does (TimeoutError, MemoryLimitError, ApprovalRequired, ...); a
+        script's own error is its exit code and stderr. Safe from any
+        thread: runs of one sandbox take turns; a run started from inside a
+        run of this sandbox (its tool handler) is a RuntimeError.
+
+        Tool requests are answered by `tool_handler`; with `answer_batch`,
+        the requests a script issued together are handed over as one list,
+        in order, and it returns their answers (`answer_request` answers
+        one as the handler would)."""
+        starter = None if answer_batch is not None else self._starter()
+        return self._rt().run(
+            code,
+            language,
+            stdin=stdin,
+            on_output=on_output,
+            answer=self._pipeline.call_sync,
+            answer_batch=answer_batch,
+            starter=starter,
+        )
+
+    async def run_script_async(
+        self,
+        code: str,
+        language: str = "javascript",
+        *,
+        stdin: str | bytes | None = None,
+        on_output: Callable[[str], None] | None = None,
+    ) -> RunResult:
+        """`run_script()` in an event loop: async tool handlers are awaited,
+        calls a script issues together run concurrently, and `on_output` is
+        called on the event loop's thread. Cancelling the task stops the run."""
+        return await self._rt().run_async(
+            code, language, stdin=stdin, on_output=on_output, answer=self._pipeline.call_async
+        )
+
+    def answer_request(self, request: ToolRequest) -> Answer:
+        """Answer one tool request with `tool_handler`, as a run does: its
+        value as JSON text, or its failure as the error the script sees."""
+        return self._pipeline.call_sync(request)
 
     def _starter(self) -> ToolPipeline | None:
         # A handler that starts calls elsewhere (mounted MCP servers) has
@@ -410,8 +505,7 @@ class Sandbox:
     ) -> ShellResult:
         """`run_shell()` for async tool handlers."""
         code = _shell_prelude(command, cwd, env, self)
-        rt = self._rt()
-        result = await rt._run_async(code, "shell", self._pipeline.call_async, None, stdin)
+        result = await self.run_script_async(code, "shell", stdin=stdin)
         return ShellResult(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
 
     # The public step/resume loop -------------------------------------------
@@ -465,7 +559,16 @@ class Sandbox:
         have left, as bytes in the documented snapshot format. With
         `compress`, files that shrink are stored DEFLATE-compressed. An
         error while a run is in progress."""
-        return _durable.snapshot(self, compress)
+        return self._rt().snapshot(bool(compress))
+
+    def restore(self, data: bytes) -> None:
+        """Replace this sandbox's files with a snapshot's and lower its
+        budgets to what the snapshot had left (never raised). A damaged or
+        hostile snapshot, or one made under another durable key, is a
+        ValueError; an error while a run is in progress."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"a snapshot is bytes, got {type(data).__name__}")
+        self._rt().restore(data)
 
     @classmethod
     def from_snapshot(cls, data: bytes, **kwargs: Any) -> Sandbox:
@@ -476,7 +579,7 @@ class Sandbox:
         nothing behind."""
         sb = cls(**kwargs)
         try:
-            _durable.restore(sb, data)
+            sb.restore(data)
         except BaseException:
             sb.close()
             raise
@@ -484,8 +587,65 @@ class Sandbox:
 
     def fork(self) -> Sandbox:
         """An independent copy: a new sandbox made with this one's arguments,
-        a copy of its files and its budgets as they are now."""
-        return _durable.fork(self)
+        a copy of its files and its budgets as they are now. An MCPTools
+        the caller passed is shared with the fork, as with this sandbox; MCP
+        servers this sandbox started from a mapping are started anew."""
+        rt = self._rt()
+        new = Sandbox(**self._init_args)
+        try:
+            new.await_async_tools = self.await_async_tools
+            rt.copy_files_to(new._rt())
+        except BaseException:
+            new.close()
+            raise
+        return new
+
+    @classmethod
+    def _from_journal(cls, journal: bytes, kwargs: dict[str, Any]) -> Sandbox:
+        """A sandbox made with kwargs (limits from the journal) in the
+        journal's start state. The journal is checked under the key kwargs
+        give (or the default one) before anything in it is used."""
+        info = _durable.journal_info(journal, _durable.resolve_key(kwargs.get("durable_key")))
+        sb = cls(**_durable.limits_from(info, kwargs))
+        try:
+            sb._rt().restore_journal_start(bytes(journal))
+        except BaseException:
+            sb.close()
+            raise
+        return sb
+
+    def _replay_on(self, journal: bytes, then: str, approve: bool | None = None) -> RunResult:
+        """Run a journal on this sandbox (which must be in its start state)
+        and return the replayed run's result. It raises for how the replay
+        went (a divergence; a pause at a call that needs approval), not for
+        the recorded run's own error, which the result reproduces."""
+        _durable.check_then(then)
+        if self.keep_state:
+            raise NotImplementedError(
+                "replay cannot run on a keep_state=True sandbox yet: a journal replays a run from the guest's "
+                "fresh state, which a kept session is not (docs/sessions.md)"
+            )
+        info = _durable.journal_info(journal, self._durable_key)
+        _durable.check_packages(info, self._package_digests)
+        rt = self._rt()
+        before = rt.last_result
+        try:
+            rt.run(
+                info["code"],
+                info["language"],
+                answer=self._pipeline.call_sync,
+                replay=_durable.Replay(bytes(journal), then, approve),
+            )
+        except (ReplayDivergenceError, ApprovalRequired):
+            raise
+        except SandboxRuntimeError:
+            # The replayed run's own error (its result reproduces it); an error
+            # before it ran (a refused start) has no result of its own.
+            if rt.last_result is None or rt.last_result is before:
+                raise
+        result = rt.last_result
+        assert result is not None
+        return result
 
     @_hybridmethod
     def replay(cls_or_self: Any, journal: bytes, *, then: str = "error", **kwargs: Any) -> Any:
@@ -503,18 +663,18 @@ class Sandbox:
         A script that asks for something the journal did not record raises
         ReplayDivergenceError; with `then="live"` the run instead goes on
         with live inputs (the handler answers new calls)."""
-        if isinstance(cls_or_self, type):
+        if isinstance(cls_or_self, type) and issubclass(cls_or_self, Sandbox):
             _durable.check_then(then)
-            sb = _durable.new_from_journal(cls_or_self, journal, kwargs)
+            sb = cls_or_self._from_journal(journal, kwargs)
             try:
-                _durable.replay_on(sb, journal, then)
+                sb._replay_on(journal, then)
             except BaseException:
                 sb.close()
                 raise
             return sb
         if kwargs:
             raise TypeError(f"replay() on a sandbox takes only the journal and then=, got {sorted(kwargs)}")
-        return _durable.replay_on(cls_or_self, journal, then)
+        return cls_or_self._replay_on(journal, then)  # type: ignore[no-any-return]
 
     @classmethod
     def resume_approval(cls, token: bytes, *, approve: bool, **kwargs: Any) -> Sandbox:
@@ -530,7 +690,19 @@ class Sandbox:
         resume is a ValueError. Returns the sandbox, the finished run in
         `last_result`; raises ApprovalRequired again at the next call that
         needs approval."""
-        return _durable.resume(cls, token, approve, kwargs)
+        if not isinstance(approve, bool):
+            raise TypeError(f"approve must be True or False, got {approve!r}")
+        info = _durable.journal_info(token, _durable.resolve_key(kwargs.get("durable_key")))
+        if info["end"] != "paused":
+            raise ValueError("resume_approval: this token is a journal of a run that did not stop for approval")
+        sb = cls._from_journal(token, kwargs)
+        try:
+            _durable.redeem(str(info["pending"]["token_id"]), kwargs.get("redeem"))
+            sb._replay_on(token, "live", approve)
+        except BaseException:
+            sb.close()
+            raise
+        return sb
 
     # -- tools of a live sandbox (docs/tools.md) ------------------------------
 
@@ -594,25 +766,20 @@ class Sandbox:
         return caps
 
     def _set_tools(self, tools: list[ToolDefinition], caps: Any) -> None:
-        from . import _core
-
         rt = self._rt()
-        if rt._running:
+        if rt.running:
             raise builtins.RuntimeError(
                 "a run is in progress on this sandbox: tools change between runs (finish or cancel it first)"
             )
-        _core.sandbox_set_tools(rt._handle, json.dumps([t.to_dict() for t in tools]))
+        rt.set_tools(json.dumps([t.to_dict() for t in tools]))
         self.tools = tools
         if caps is not None:
             if isinstance(caps, tuple):
                 new_caps = list(caps[0])
             else:
                 new_caps = list(self.capabilities) + caps
-            from .capabilities._counts import policy_json
-
             # New limited capabilities get their budgets; spent ones stay spent.
-            _core.sandbox_set_capabilities_budgeted(rt._handle, policy_json(new_caps))
-            rt._capabilities_list = list(new_caps)
+            rt.set_capabilities_budgeted(new_caps)
             self.capabilities = new_caps
             self._init_args["capabilities"] = list(new_caps)
 

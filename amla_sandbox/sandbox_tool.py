@@ -160,7 +160,7 @@ def build_sandbox(
     )
     # async def tools work under run()/execute() too: the sandbox drives an
     # event loop for them when none is running (docs/compatibility.md, difference #12).
-    sandbox._await_in_sync = True
+    sandbox.await_async_tools = True
     return sandbox
 
 
@@ -293,8 +293,8 @@ class SandboxTool:
         resumed one (the files as the run left them). Returns the text
         `run()` would have; raises ApprovalRequired again at the next call
         that needs approval."""
-        resumed = Sandbox.resume_approval(token, approve=approve, **self.sandbox._init_args)
-        resumed._await_in_sync = self.sandbox._await_in_sync
+        resumed = Sandbox.resume_approval(token, approve=approve, **self.sandbox.arguments)
+        resumed.await_async_tools = self.sandbox.await_async_tools
         old, self.sandbox = self.sandbox, resumed
         old.close()
         last = resumed.last_result

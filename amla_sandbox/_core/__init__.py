@@ -30,6 +30,9 @@ import os
 import sysconfig
 from typing import Any, NoReturn
 
+from ..errors import RuntimeError as SandboxError
+from ..errors import StaleRunError
+
 
 def _missing_core_error() -> ImportError:
     here = os.path.dirname(os.path.abspath(__file__))
@@ -67,8 +70,6 @@ def _forked() -> None:
     parent, child = _loaded_in, os.getpid()
 
     def refuse(*_args: object) -> NoReturn:
-        from ..runtime.runtime import RuntimeError as SandboxError
-
         raise SandboxError(
             f"amla_sandbox cannot be used in this process (pid {child}): it was forked from process "
             f"{parent} after that process loaded amla_sandbox's Go core, whose threads and open files "
@@ -105,9 +106,6 @@ def _raise(text: str) -> NoReturn:
     if kind in _FILE_ERRORS:
         exc, code = _FILE_ERRORS[kind]
         raise exc(code, message) from None
-    from ..runtime.runtime import RuntimeError as SandboxError
-    from ..runtime.runtime import StaleRunError
-
     if kind == "stale_run":
         raise StaleRunError(message) from None
     # "runtime", "no_run", "internal" (a Go panic) and anything newer.

@@ -21,17 +21,7 @@ __all__ = ["TOOL_CALL_CAP_TYPE", "CallLimitExceededError", "CapabilityError", "T
 TOOL_CALL_CAP_TYPE = "tool-call"
 
 
-class CapabilityError(Exception):
-    """A call is not authorised."""
-
-
-class CallLimitExceededError(CapabilityError):
-    """Every capability that would authorise a call has used its budget."""
-
-    def __init__(self, capability_key: str, max_calls: int) -> None:
-        self.capability_key = capability_key
-        self.max_calls = max_calls
-        super().__init__(f"Call limit exceeded for '{capability_key}': max {max_calls} calls allowed")
+from ..errors import CallLimitExceededError, CapabilityError
 
 
 def _constraint_list(constraints: Any) -> list[Any]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigError
 from ..network import policy_json
 from ..runtime.runtime import DEFAULT_DISK_QUOTA, DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 
@@ -35,11 +36,6 @@ _KEYS = (
     "mcpServers", "tools", "constraints", "max_calls", "timeout", "memory_limit", "disk_quota", "max_code_size",
     "network",
 )
-
-
-class ConfigError(ValueError):
-    """The configuration names something that cannot be used; the message
-    names the key (and file) at fault."""
 
 
 @dataclass

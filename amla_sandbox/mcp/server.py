@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._language import normalize_language
-from ..runtime.runtime import RuntimeError as SandboxRuntimeError
+from ..errors import RuntimeError as SandboxRuntimeError
 from ..network import prompt_lines
 from .config import ConfigError, ServerConfig
 
@@ -155,7 +155,7 @@ class SandboxServer:
             mcp_servers=self.mcp,
             network=self.config.network,
         )
-        sandbox._await_in_sync = True
+        sandbox.await_async_tools = True
         return sandbox
 
     async def _handle_tool(self, name: str, params: Any) -> Any:
@@ -261,8 +261,7 @@ class SandboxServer:
         sender = asyncio.create_task(self._stream(ctx, chunks))
         run_error: str | None = None
         try:
-            rt = sandbox._rt()
-            result = await rt._run_async(code, lang, sandbox._pipeline.call_async, on_output, None)
+            result = await sandbox.run_script_async(code, lang, on_output=on_output)
         except SandboxRuntimeError as e:  # a limit: timeout, memory, the engine
             run_error = str(e)
             result = sandbox.last_result

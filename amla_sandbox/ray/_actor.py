@@ -127,14 +127,11 @@ class _Run:
                 self._post(RunStopped(self.stopping))
                 return
             sb = s.tool.sandbox
-            rt = sb._rt()
             try:
-                # Runtime._run_sync is the loop Sandbox.execute()/shell() use;
-                # `_batch` gets the requests the script issued together.
+                # The run API Sandbox.execute()/shell() are built on; `_batch`
+                # gets the requests the script issued together.
                 with remote_parent(self.trace):
-                    res = rt._run_sync(
-                        self.code, self.language, sb._pipeline.call_sync, None, self.stdin, handle_many=self._batch
-                    )
+                    res = sb.run_script(self.code, self.language, stdin=self.stdin, answer_batch=self._batch)
                 outcome = RunFinished(stdout=res.stdout, stderr=res.stderr, error=None, success=True)
             except _Stop:
                 self._post(RunStopped(self.stopping or "stopped"))
@@ -180,7 +177,7 @@ class _Run:
             if req.method.removeprefix("mcp:") in self.local:
                 call = ToolCall(req.method, req.params, None)
             else:
-                call = ToolCall(req.method, req.params, self.session.tool.sandbox._pipeline.call_sync(req))
+                call = ToolCall(req.method, req.params, self.session.tool.sandbox.answer_request(req))
             answers.append(call.answer)
             fresh.append(call)
         waiting = [i for i, a in enumerate(answers) if a is None]

@@ -23,6 +23,7 @@ from ray.exceptions import GetTimeoutError, ObjectLostError, RayActorError, RayT
 
 from amla_sandbox._language import normalize_language
 from amla_sandbox.bash_tool import create_sandbox_tool
+from amla_sandbox.errors import PoolClosedError, RunDivergedError, RunLostError, SessionLostError
 from amla_sandbox.observability import carrier
 from amla_sandbox.ray._actor import SandboxActor
 from amla_sandbox.ray._protocol import (
@@ -38,7 +39,7 @@ from amla_sandbox.ray._protocol import (
 from amla_sandbox.ray._tools import pickle_args, pickle_tools, stub_for
 from amla_sandbox.runtime.pipeline import Answer, ToolPipeline, ToolRequest
 from amla_sandbox.runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
-from amla_sandbox.runtime.runtime import RuntimeError as SandboxRuntimeError
+from amla_sandbox.errors import RuntimeError as SandboxRuntimeError
 from amla_sandbox.sandbox import Sandbox
 from amla_sandbox.sandbox_tool import ExecutionResult, _function_list, _tool_map_handler
 from amla_sandbox.tools.conversion import _tool_name
@@ -69,37 +70,6 @@ _REFUSED_ARGS = {
     "approval_handler": "approval of tool calls is not supported in a SandboxPool yet",
     "record": "run journals are not exposed by a SandboxPool (it records tool answers itself to retry runs)",
 }
-
-
-class PoolClosedError(SandboxRuntimeError):
-    """The pool was closed before or while the run ran."""
-
-
-class SessionLostError(SandboxRuntimeError):
-    """A session's files and budgets could not be recovered after its actor
-    died (no snapshot of it is kept, or its snapshot was lost with its node).
-    Close the session to start it afresh."""
-
-
-class RunLostError(SandboxRuntimeError):
-    """A run could not be completed: the actors running it died (too often,
-    or with `recover=False`, where runs are not retried)."""
-
-
-class RunDivergedError(SandboxRuntimeError):
-    """A run retried after its actor died asked for other tool calls than
-    it had made, so its recorded answers could not be replayed and the run
-    was stopped rather than repeat a call. `index` is the call's position in
-    the run, `recorded` and `asked` are (method, params); `asked` is None
-    when the retried run ended without asking for the recorded call."""
-
-    def __init__(
-        self, message: str, index: int, recorded: tuple[str, Any], asked: tuple[str, Any] | None
-    ) -> None:
-        super().__init__(message)
-        self.index = index
-        self.recorded = recorded
-        self.asked = asked
 
 
 @dataclass

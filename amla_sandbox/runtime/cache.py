@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _wasm
+from ..errors import RuntimeError as SandboxRuntimeError
 
 __all__ = [
     "get_cache_dir",
@@ -84,16 +85,6 @@ def wasmtime_version() -> str:
     return str(_go().wasmtime_library_version())
 
 
-def _sandbox_error(message: str) -> Exception:
-    return _sandbox_error_type()(message)
-
-
-def _sandbox_error_type() -> type[Exception]:
-    from .runtime import RuntimeError as SandboxRuntimeError
-
-    return SandboxRuntimeError
-
-
 def resolve_wasm(wasm_path: Path | str | None) -> Path:
     """The guest to use: `wasm_path`, else the bundled one (or `$AMLA_WASM_PATH`)."""
     if wasm_path is not None:
@@ -101,7 +92,7 @@ def resolve_wasm(wasm_path: Path | str | None) -> Path:
         # Only whether it exists: the core says what is wrong with a path
         # that is not a WebAssembly module (a directory, a text file).
         if not path.exists():
-            raise _sandbox_error(
+            raise SandboxRuntimeError(
                 f"WASM file not found: {path}. Build the guest with `pip install .` "
                 "(or `python setup.py build_go --inplace` in a checkout)."
             )
@@ -121,7 +112,7 @@ def _keep_paths(cache_dir: Path, extra: Path | None = None) -> list[str]:
     for guest in guests:
         try:
             keep.append(str(cache_dir / _go().cache_file_name(str(guest))))
-        except _sandbox_error_type():
+        except SandboxRuntimeError:
             continue  # unreadable guest: nothing of it to keep
     return keep
 
@@ -180,14 +171,14 @@ def cache_path_for(wasm: Path, compile: bool = True) -> str:
         found = _go().cache_resolve(
             str(cache_dir), str(shipped_dir()), str(wasm), [str(g) for g in _wasm.bundled_guests()]
         )
-    except (OSError, ValueError, builtins.RuntimeError, _sandbox_error_type()):
+    except (OSError, ValueError, builtins.RuntimeError, SandboxRuntimeError):
         return ""
     if found["present"] or not compile:
         return str(found["path"])
     _announce(wasm, cache_dir)
     try:
         entry = _go().cache_ensure(str(cache_dir), str(wasm))
-    except (builtins.RuntimeError, _sandbox_error_type()):
+    except (builtins.RuntimeError, SandboxRuntimeError):
         return ""
     return str(entry["path"])
 
@@ -199,9 +190,9 @@ def precompile_module(wasm_path: Path | str | None = None) -> Path:
     target = get_precompiled_path(wasm)
     _go().precompile(str(wasm), str(target))
     if not target.is_file():
-        raise _sandbox_error(f"compiled {wasm} but could not write {target}")
+        raise SandboxRuntimeError(f"compiled {wasm} but could not write {target}")
     try:
         prune_cache(target.parent)
-    except (OSError, _sandbox_error_type()):
+    except (OSError, SandboxRuntimeError):
         pass
     return target

@@ -8,7 +8,6 @@ handler sees the name with its `mcp:` prefix; both use `ToolPipeline`.
 
 from __future__ import annotations
 
-import builtins
 import datetime as _dt
 import inspect
 import json
@@ -16,8 +15,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .awaiting import SyncAwaiter
+
 if TYPE_CHECKING:
-    import asyncio
     import concurrent.futures
 
 __all__ = ["Answer", "ToolPipeline", "ToolRequest", "encode_result", "safe_text"]
@@ -117,7 +117,8 @@ class ToolPipeline:
         self.no_handler = no_handler
         self.await_in_sync = await_in_sync
         self.show_params = show_params
-        self._loop: asyncio.AbstractEventLoop | None = None
+        # Drives async results in call_sync (await_in_sync).
+        self.awaiter = SyncAwaiter()
 
     def _name(self, method: str) -> str:
         if self.strip_prefix and method.startswith("mcp:"):
@@ -195,39 +196,16 @@ class ToolPipeline:
 
     def _drive(self, value: Awaitable[Any]) -> Any:
         """Await an async tool's result from synchronous run()/execute()."""
-        import asyncio  # only async tools need it: importing it costs more than the rest of the package
-
-        try:
-            asyncio.get_running_loop()
-        except builtins.RuntimeError:
-            pass
-        else:
-            if inspect.iscoroutine(value):
-                value.close()
-            raise _CoroutineError(
+        return self.awaiter.run(
+            value,
+            _CoroutineError(
                 "async tool called from run()/execute() inside a running event loop: "
                 "use run_async() or execute_async() instead"
-            )
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            loop = self._loop = asyncio.new_event_loop()
-
-        async def wrap() -> Any:
-            return await value
-
-        try:
-            return loop.run_until_complete(wrap())
-        finally:
-            if self._loop is not loop:  # close() came while it ran
-                loop.close()
+            ),
+        )
 
     def close(self) -> None:
         """Close the loop async results are awaited on; safe from any thread.
         A loop running now (a run's handler on another thread) is closed by
         that thread once its call returns."""
-        loop, self._loop = self._loop, None
-        if loop is not None and not loop.is_running() and not loop.is_closed():
-            try:
-                loop.close()
-            except builtins.RuntimeError:
-                pass  # it started running meanwhile: its thread closes it
+        self.awaiter.close()

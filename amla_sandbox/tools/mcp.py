@@ -67,10 +67,7 @@ _STDIO_TYPES = {"stdio"}
 _HTTP_TYPES = {"http", "streamable-http", "streamable_http", "streamableHttp"}
 
 
-class MCPError(Exception):
-    """An MCP server could not be configured, started or reached (raised in
-    Python at construction). Failures of single calls reach the script as
-    failed tool calls, never as exceptions in Python."""
+from ..errors import MCPError
 
 
 def _require_sdk() -> None:
