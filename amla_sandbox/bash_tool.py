@@ -138,7 +138,7 @@ def create_sandbox_tool(
         if owned:
             mcp.close()
         raise
-    sandbox._mcp_owned = owned
+    sandbox.attach_mcp(sandbox.mcp_client, owned=owned)
     return _with_snapshot(
         SandboxTool(sandbox=sandbox, tools=funcs, _tool_map=tool_map, check_types=check_types), snapshot
     )

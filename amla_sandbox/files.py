@@ -82,7 +82,7 @@ class SandboxFiles:
 
     def _handle(self) -> int:
         # "Sandbox not initialized" (the builtin RuntimeError) once closed.
-        return self._sandbox._rt()._handle
+        return self._sandbox.runtime.handle
 
     def read(self, path: str | os.PathLike[str]) -> bytes:
         """The contents of the file at `path`."""

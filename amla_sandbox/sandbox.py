@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .audit import AuditCollector, AuditConfig, AuditEntry
 from .capabilities import MethodCapability, ToolCallCap
-from .capabilities._counts import CallCounts
+from .capabilities import CallCounts
 from .errors import ApprovalRequired, ReplayDivergenceError
 from .errors import RuntimeError as SandboxRuntimeError
 from .runtime.config import (
@@ -265,14 +265,6 @@ class Sandbox:
             raise
         if self._audit_collector is not None:
             self._runtime.set_audit_collector(self._audit_collector)
-        options = durability.options()
-        if self.keep_state and options is not None and options["record"]:
-            self.close()
-            why = "record=" if self.record else "capabilities that require approval without an approval_handler (runs pause)"
-            raise NotImplementedError(
-                f"keep_state=True cannot be combined with {why} yet: a journal replays a run from the guest's "
-                "fresh state, which a kept session is not (docs/sessions.md)"
-            )
 
     def _new_runtime(self, pca: bytes, trusted: list[str], durability: _durable.Durability) -> Runtime:
         return Runtime(
@@ -327,6 +319,25 @@ class Sandbox:
         if self._runtime is None:
             raise builtins.RuntimeError("Sandbox not initialized")
         return self._runtime
+
+    @property
+    def runtime(self) -> Runtime:
+        """The run driver of this sandbox (amla_sandbox.runtime), for the
+        package's modules that work on the sandbox in the core (its files).
+        The builtin RuntimeError "Sandbox not initialized" once closed."""
+        return self._rt()
+
+    @property
+    def mcp_client(self) -> Any:
+        """The MCPTools this sandbox's MCP tools are called through; None
+        without `mcp_servers`."""
+        return self._mcp
+
+    def attach_mcp(self, client: Any, *, owned: bool) -> None:
+        """Call this sandbox's MCP tools through `client` (an MCPTools);
+        with `owned`, `close()` closes it too. The MCP integration calls
+        this as the sandbox is made."""
+        self._mcp, self._mcp_owned = client, owned
 
     def check(self, code: str, language: str = "typescript", *, timeout: float | None = None) -> CheckResult:
         """Type-check `code` ("typescript"/"ts", "javascript"/"js" or
@@ -620,11 +631,6 @@ class Sandbox:
         went (a divergence; a pause at a call that needs approval), not for
         the recorded run's own error, which the result reproduces."""
         _durable.check_then(then)
-        if self.keep_state:
-            raise NotImplementedError(
-                "replay cannot run on a keep_state=True sandbox yet: a journal replays a run from the guest's "
-                "fresh state, which a kept session is not (docs/sessions.md)"
-            )
         info = _durable.journal_info(journal, self._durable_key)
         _durable.check_packages(info, self._package_digests)
         rt = self._rt()

@@ -790,7 +790,3 @@ def _last_result(sandbox: Any) -> Any:
     stand-ins are)."""
     return getattr(sandbox, "last_result", None)
 
-
-# The names the Ray pool imports these by (to be replaced there by the public ones).
-_function_list = function_list
-_tool_map_handler = FunctionHandler

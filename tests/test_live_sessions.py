@@ -178,3 +178,43 @@ def test_budgets_and_session_travel_together() -> None:
         assert "pong pong" in out and ("budget" in out.lower() or "exceeded" in out.lower() or "limit" in out.lower()), out
     finally:
         restored.sandbox.close()
+
+
+def test_a_recorded_run_in_a_kept_session_replays_from_the_session() -> None:
+    with Sandbox(keep_state=True, record=True, durable_key=KEY) as sb:
+        sb.python("x = 40")
+        assert sb.python("x += 2\nprint(x)") == "42\n"
+        journal = sb.last_result.journal
+        assert journal is not None
+        assert sb.python("print(x)") == "42\n"  # the session went on after the recorded run
+    replayed = Sandbox.replay(journal, keep_state=True, durable_key=KEY)
+    with replayed:
+        assert replayed.last_result.stdout == "42\n"
+        assert replayed.python("print(x)") == "42\n"  # and goes on from the replayed run
+    with pytest.raises(ValueError, match="keep_state=True"):
+        Sandbox.replay(journal, durable_key=KEY)
+
+
+def test_an_approval_pause_in_a_kept_session_resumes_with_its_variables() -> None:
+    from amla_sandbox import ApprovalRequired
+
+    def pay(amount: int) -> str:
+        return f"paid {amount}"
+
+    tool = create_sandbox_tool(tools=[pay], require_approval=["pay"], keep_state=True, durable_key=KEY)
+    try:
+        tool.run("total = 5", language="python")
+        with pytest.raises(ApprovalRequired) as pending:
+            tool.run("receipt = pay(amount=total)\nprint(receipt, total)", language="python")
+        out = tool.resume_approval(pending.value.token, approve=True)
+        assert "paid 5 5" in out
+        assert tool.run("print(receipt)", language="python") == "paid 5\n"
+    finally:
+        tool.sandbox.close()
+
+
+def test_a_digest_only_journal_of_a_kept_session_is_refused() -> None:
+    with Sandbox(keep_state=True, record="digest", durable_key=KEY) as sb:
+        sb.python("x = 1")  # the first run starts fresh: its digest is its whole start state
+        with pytest.raises(Exception, match='record="digest"'):
+            sb.python("print(x)")

@@ -88,14 +88,14 @@ class SandboxServer:
         from ..capabilities.dsl import build_capabilities as _build_capabilities
         from ..capabilities.dsl import capabilities_with_mcp as _capabilities_with_mcp
         from ..capabilities.dsl import check_spec as _check_spec
-        from ..tools.conversion import _tool_name
+        from ..tools.conversion import tool_name
 
         if not stateless:
             check_sdk()
         self.config = config
         self.stateless = stateless
         self.funcs = list(config.tools)
-        self.tool_map = {_tool_name(f): f for f in self.funcs}
+        self.tool_map = {tool_name(f): f for f in self.funcs}
         self.mcp: Any = None
         if config.mcp_servers:
             from ..tools.mcp import MCPTools
@@ -317,13 +317,12 @@ class SandboxServer:
     # -- text for the model -------------------------------------------------------
 
     def _tools_text(self) -> list[str]:
-        from ..sandbox_tool import _first_doc_line
-        from ..tools.conversion import _js_params, _tool_name
+        from ..tools.conversion import js_params, tool_name, tool_summary
 
         lines = []
         if self.funcs:
             lines.append("Functions (JavaScript: `await name({...})`; shell: `tool name --param value`):")
-            lines += [f"- {_tool_name(f)}({_js_params(f)}) - {_first_doc_line(f)}" for f in self.funcs]
+            lines += [f"- {tool_name(f)}({js_params(f)}) - {tool_summary(f) or 'No description'}" for f in self.funcs]
         if self.mcp is not None and self.mcp.definitions:
             lines.append(
                 "MCP tools (JavaScript: `await server.tool({...})`; shell: `tool server.tool --param value`); "

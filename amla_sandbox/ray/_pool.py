@@ -41,8 +41,9 @@ from amla_sandbox.runtime.pipeline import Answer, ToolPipeline, ToolRequest
 from amla_sandbox.runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 from amla_sandbox.errors import RuntimeError as SandboxRuntimeError
 from amla_sandbox.sandbox import Sandbox
-from amla_sandbox.sandbox_tool import ExecutionResult, _function_list, _tool_map_handler
-from amla_sandbox.tools.conversion import _tool_name
+from amla_sandbox.sandbox_tool import ExecutionResult, function_list
+from amla_sandbox.tools.conversion import tool_name
+from amla_sandbox.tools.handlers import FunctionHandler
 
 __all__ = [
     "PoolClosedError",
@@ -196,12 +197,12 @@ class SandboxPool:
                     f"actor_options may not set {key}: the pool replaces a dead actor itself and restores its "
                     "sessions (a restarted actor would come back empty)"
                 )
-        funcs = _function_list(tools)
-        local = _function_list(local_tools)
-        names = [_tool_name(f) for f in funcs]
+        funcs = function_list(tools)
+        local = function_list(local_tools)
+        names = [tool_name(f) for f in funcs]
         for f in local:
-            if _tool_name(f) in names:
-                raise ValueError(f"tool {_tool_name(f)!r} is in both tools and local_tools; give it once")
+            if tool_name(f) in names:
+                raise ValueError(f"tool {tool_name(f)!r} is in both tools and local_tools; give it once")
         self._args = {"timeout": timeout, "memory_limit": memory_limit, **sandbox_args}
         # Every actor authenticates sessions' snapshots with this process's
         # durable key (durable_key=, $AMLA_SANDBOX_DURABLE_KEY or this
@@ -224,7 +225,7 @@ class SandboxPool:
         self._recover = bool(recover)
         self._max_attempts = max_run_attempts
         self._health_timeout = float(health_check_timeout)
-        self._local_map = {_tool_name(f): f for f in local}
+        self._local_map = {tool_name(f): f for f in local}
         self._local_pipes = threading.local()
         self._pipes: list[ToolPipeline] = []  # every thread's, closed with the pool
         self._async_pipe = self._pipeline()
@@ -258,7 +259,7 @@ class SandboxPool:
     def _pipeline(self) -> ToolPipeline:
         # The same path and texts as a Sandbox's own tool calls.
         return ToolPipeline(
-            _tool_map_handler(self._local_map) if self._local_map else None,
+            FunctionHandler(self._local_map) if self._local_map else None,
             strip_prefix=True,
             no_handler="No handler for tool call: {method}",
             await_in_sync=True,

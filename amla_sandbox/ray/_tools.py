@@ -8,7 +8,7 @@ import pickle
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from amla_sandbox.tools.conversion import _tool_name, _type_hints
+from amla_sandbox.tools.conversion import tool_name, type_hints
 
 __all__ = ["load_tool", "pickle_args", "pickle_tools", "stub_for"]
 
@@ -26,7 +26,7 @@ def pickle_tools(funcs: Sequence[Callable[..., Any]]) -> list[tuple[str, bytes]]
     pickled is a TypeError naming it and saying what to do instead."""
     out = []
     for f in funcs:
-        name = _tool_name(f)
+        name = tool_name(f)
         try:
             blob = _dumps(f)
         except Exception as e:
@@ -73,14 +73,14 @@ def stub_for(func: Callable[..., Any]) -> Callable[..., Any]:
     the actor's sandbox describes the tool from it, and the pool routes its
     calls back to the caller. Type hints that cannot be pickled become
     untyped, as do unpicklable defaults' types (the default stays optional)."""
-    name = _tool_name(func)
+    name = tool_name(func)
 
     def stub(**params: Any) -> Any:
         raise RuntimeError(f"tool {name!r} runs in the caller's process; the pool answers its calls")
 
     stub.__name__ = stub.__qualname__ = name
     stub.__doc__ = inspect.getdoc(func)
-    hints = _type_hints(func)
+    hints = type_hints(func)
     params = []
     for p in inspect.signature(func).parameters.values():
         hint = hints.get(p.name, inspect.Parameter.empty)

@@ -143,7 +143,7 @@ def _new_sandbox(config: dict[str, Any]) -> int:
 
 
 def _caps_json(caps: list[Any]) -> str:
-    from ..capabilities._counts import policy_json
+    from ..capabilities import policy_json
 
     return policy_json(caps)
 
@@ -363,7 +363,7 @@ class Runtime:
         return None if n < 0 else n
 
     def get_call_counts(self) -> dict[str, int]:
-        from ..capabilities._counts import CallCounts
+        from ..capabilities import CallCounts
 
         if not self._handle:
             return CallCounts({})
@@ -426,6 +426,12 @@ class Runtime:
     def is_open(self) -> bool:
         """False once close() has released the sandbox."""
         return bool(self._handle)
+
+    @property
+    def handle(self) -> int:
+        """The core's handle of this sandbox, for the modules that call
+        amla_sandbox._core with it (files); 0 once closed."""
+        return self._handle
 
     @property
     def session_id(self) -> str:

@@ -274,8 +274,3 @@ def format_tool_descriptions_js(tools: Sequence[Callable[..., Any]]) -> str:
         lines.append("")
     return "\n".join(lines)
 
-
-# The names ray/ and mcp/server.py import these by (to be replaced there by the public ones).
-_tool_name = tool_name
-_type_hints = type_hints
-_js_params = js_params

@@ -1123,7 +1123,7 @@ def mount(sandbox: Any) -> None:
     else:
         mcp = MCPTools(given, timeout=sandbox.timeout, max_result_size=sandbox.max_tool_result_size)
         owned = True
-    sandbox._mcp, sandbox._mcp_owned = mcp, owned
+    sandbox.attach_mcp(mcp, owned=owned)
     # A given tool with the name, or the method, of an MCP tool would be
     # shadowed by it (a Python tool "t/add" is called as mcp:t/add too).
     taken = {t.name for t in sandbox.tools}
