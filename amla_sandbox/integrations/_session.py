@@ -21,7 +21,7 @@ from ..runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, RunResult
 from ..sandbox import Sandbox
 from ..tools import ToolDefinition
 
-__all__ = ["HostTool", "CodeSession", "require", "printed_value_removed"]
+__all__ = ["HostTool", "CodeSession", "host_tool_from_function", "require", "printed_value_removed"]
 
 Constraints = Mapping[str, Mapping[str, Any]]
 MaxCalls = int | Mapping[str, int] | None
@@ -36,7 +36,7 @@ _GUEST_NAMES = frozenset(
 _OWN_ARGUMENTS = frozenset(("tools", "capabilities", "tool_handler", "keep_state", "timeout", "memory_limit"))
 
 
-def require(module: str, extra: str, framework: str) -> Any:
+def require(module: str, *, adapter: str, extra: str, framework: str) -> Any:
     """Import the framework's `module`, or raise ImportError naming the extra
     that installs it."""
     import importlib
@@ -45,7 +45,7 @@ def require(module: str, extra: str, framework: str) -> Any:
         return importlib.import_module(module)
     except ImportError as e:
         raise ImportError(
-            f"amla_sandbox.integrations.{extra} needs {framework}: pip install \"amla-sandbox[{extra}]\" ({e})"
+            f"amla_sandbox.integrations.{adapter} needs {framework}: pip install \"amla-sandbox[{extra}]\" ({e})"
         ) from e
 
 
@@ -77,6 +77,19 @@ class HostTool:
     def same_declaration(self, other: HostTool) -> bool:
         return (self.name, self.description, dict(self.parameters), self.final) == (
             other.name, other.description, dict(other.parameters), other.final)
+
+
+def host_tool_from_function(
+    func: Callable[..., Any], *, name: str | None = None, parameters: Mapping[str, Any] | None = None
+) -> HostTool:
+    """A plain function (sync or async) as a HostTool: its name (or `name`),
+    first docstring line, and the JSON Schema of its parameters from its
+    type hints (or `parameters`), in the order of its signature."""
+    from ..tools import tool_from_function
+
+    definition = tool_from_function(func, name=name)
+    return HostTool(name=definition.name, description=definition.description,
+                    parameters=dict(parameters) if parameters is not None else definition.parameters, call=func)
 
 
 def _signature_stub(tool: HostTool) -> Callable[..., Any]:

@@ -23,7 +23,7 @@ from typing import Any
 from ._session import CodeSession, Constraints, HostTool, MaxCalls, printed_value_removed, require
 from ..runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, RunResult
 
-_smol = require("smolagents", "smolagents", "smolagents")
+require("smolagents", adapter="smolagents", extra="smolagents", framework="smolagents")
 from smolagents.local_python_executor import CodeOutput, InterpreterError, PythonExecutor  # noqa: E402
 
 __all__ = ["AmlaExecutor"]
