@@ -174,6 +174,21 @@ def test_the_executor_alone_and_its_files() -> None:
             executor("os")
 
 
+def test_tools_changed_between_runs_keep_spent_budgets() -> None:
+    with AmlaExecutor(max_calls={"lookup": 1}) as executor:
+        executor.send_tools({"lookup": lookup})
+        assert executor("lookup('Oslo')").output == "Oslo:2"
+        executor.send_tools({"lookup": lookup, "transfer": transfer})
+        assert executor("transfer(3)").output == "sent 3"
+        with pytest.raises(Exception, match="Call limit exceeded"):
+            executor("lookup('Rome')")
+        with pytest.warns(UserWarning, match="max_calls names no tool 'lookup'"):
+            executor.send_tools({"transfer": transfer})
+        with pytest.raises(Exception, match="NameError: name 'lookup'"):
+            executor("lookup('Rome')")
+    assert calls == [("Oslo", 2), ("transfer", 3)]
+
+
 def test_importing_without_smolagents_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "smolagents", None)
     monkeypatch.delitem(sys.modules, "amla_sandbox.integrations.smolagents")
