@@ -118,10 +118,12 @@ def bench_crewai(repeat: int, rounds: int) -> list[tuple[str, float, float]]:
     try:
         tool.run(code=SNIPPET)
         sb = tool.sandbox
-        d, a = _compare(lambda: sb.python(SNIPPET), lambda: tool.run(code=SNIPPET), repeat, rounds)
+        d1, a1 = _compare(lambda: sb.python(SNIPPET), lambda: tool.run(code=SNIPPET), repeat, rounds)
+        # _run alone: without CrewAI's own argument validation in run()
+        d2, a2 = _compare(lambda: sb.python(SNIPPET), lambda: tool._run(code=SNIPPET), repeat, rounds)
     finally:
         tool.close()
-    return [("CrewAI `AmlaCodeTool.run(code=...)`", d, a)]
+    return [("CrewAI `AmlaCodeTool.run(code=...)`", d1, a1), ("CrewAI `AmlaCodeTool._run(code)`", d2, a2)]
 
 
 BENCHES: list[tuple[str, Callable[[int, int], list[tuple[str, float, float]]]]] = [

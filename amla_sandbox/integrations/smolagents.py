@@ -40,7 +40,8 @@ def _parameters(inputs: Mapping[str, Any]) -> dict[str, Any]:
     for name, spec in inputs.items():
         spec = spec if isinstance(spec, Mapping) else {}
         prop: dict[str, Any] = {}
-        kind = _TYPES.get(spec.get("type")) if isinstance(spec.get("type"), str) else None
+        declared = spec.get("type")
+        kind = _TYPES.get(declared) if isinstance(declared, str) else None
         if kind is not None:
             prop["type"] = [kind, "null"] if spec.get("nullable") and kind != "null" else kind
         if isinstance(spec.get("description"), str):
