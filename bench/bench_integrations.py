@@ -67,14 +67,30 @@ async def _compare_async(direct: Callable[[], Awaitable[object]], adapter: Calla
 
 
 def bench_smolagents(repeat: int, rounds: int) -> list[tuple[str, float, float]]:
+    from smolagents import tool
+
     from amla_sandbox.integrations.smolagents import AmlaExecutor
 
-    with AmlaExecutor() as ex:
-        ex.send_tools({})
+    @tool
+    def lookup(city: str) -> str:
+        """Look up a city.
+
+        Args:
+            city: The city.
+        """
+        return city
+
+    # A tool call through the adapter's function (positional arguments
+    # bound on the guest's side) against the guest's own call_tool.
+    call = "lookup('Paris')"
+    direct_call = "call_tool('lookup', {'city': 'Paris'})"
+    with AmlaExecutor(max_calls=10**9) as ex:
+        ex.send_tools({"lookup": lookup})
         ex(SNIPPET)
         sb = ex.sandbox
-        d, a = _compare(lambda: sb.python(SNIPPET), lambda: ex(SNIPPET), repeat, rounds)
-    return [("smolagents `AmlaExecutor(code)`", d, a)]
+        d1, a1 = _compare(lambda: sb.python(SNIPPET), lambda: ex(SNIPPET), repeat, rounds)
+        d2, a2 = _compare(lambda: sb.python(direct_call), lambda: ex(call), repeat, rounds)
+    return [("smolagents `AmlaExecutor(code)`", d1, a1), ("smolagents, a snippet calling one tool", d2, a2)]
 
 
 def bench_llama_index(repeat: int, rounds: int) -> list[tuple[str, float, float]]:
