@@ -21,6 +21,10 @@ from ..runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, RunResult
 from ..sandbox import Sandbox
 from ..tools import ToolDefinition
 
+# create_sandbox_tool's constraint DSL (capabilities/dsl.py, from the branch
+# pylayers, merged in main after this branch started).
+from ..capabilities.dsl import check_spec, limit_for, parse_constraints
+
 __all__ = ["HostTool", "CodeSession", "host_tool_from_function", "require", "printed_value_removed"]
 
 Constraints = Mapping[str, Mapping[str, Any]]
@@ -111,28 +115,24 @@ def _check(tools: Sequence[HostTool], constraints: Constraints | None, max_calls
     """Refuse constraints and budgets create_sandbox_tool refuses (the same
     DSL, docs/capabilities.md); with `warn`, warn as it does about keys that
     name no tool."""
-    from ..bash_tool import _check_spec
-
     tool_map = {t.name: _signature_stub(t) for t in tools}
     if warn:
-        _check_spec(tool_map, constraints or {}, max_calls)
+        check_spec(tool_map, constraints or {}, max_calls)
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _check_spec(tool_map, constraints or {}, max_calls)
+        check_spec(tool_map, constraints or {}, max_calls)
 
 
 def _capabilities(tools: Sequence[HostTool], constraints: Constraints | None, max_calls: MaxCalls) -> list[ToolCallCap]:
     """One capability `mcp:<name>` per tool, with its constraints and call
     budget, as create_sandbox_tool gives its tools."""
-    from ..bash_tool import _limit_for, _parse_constraints
-
     constraints = constraints or {}
     return [
         ToolCallCap(
             method_pattern=f"mcp:{t.name}",
-            constraints=_parse_constraints(constraints.get(t.name, {})),
-            max_calls=_limit_for(t.name, max_calls),
+            constraints=parse_constraints(constraints.get(t.name, {})),
+            max_calls=limit_for(t.name, max_calls),
         )
         for t in tools
     ]
