@@ -1,7 +1,8 @@
-"""Adapters for agent frameworks that choose their code sandbox through a
-plug-in interface (docs/integrations.md). Each lives in its own module,
-`amla_sandbox.integrations.<framework>`, and needs its framework, installed
-with the extra of the same name (`pip install "amla-sandbox[smolagents]"`);
-importing one without it raises ImportError naming the extra. This package
-itself imports no framework.
+"""Adapters that plug amla-sandbox into agent frameworks' sandbox interfaces
+(docs/integrations.md).
+
+Each adapter is a module of its own, `amla_sandbox.integrations.<name>`,
+behind an extra of the same name (`pip install "amla-sandbox[<name>]"`).
+This package imports no framework: importing an adapter whose framework
+is not installed raises ImportError naming the extra to install.
 """
