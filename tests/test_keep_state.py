@@ -269,11 +269,6 @@ def test_python_tools_work_in_every_run_of_a_session() -> None:
         tool.sandbox.close()
 
 
-def test_keep_state_with_record_is_not_implemented() -> None:
-    with pytest.raises(NotImplementedError, match="keep_state=True cannot be combined with record="):
-        Sandbox(keep_state=True, record=True)
-
-
 def test_keep_state_must_be_a_bool() -> None:
     with pytest.raises(TypeError, match="keep_state must be True or False"):
         Sandbox(keep_state="yes")  # type: ignore[arg-type]
@@ -309,12 +304,12 @@ def test_approvals_decided_by_a_handler_work_in_a_kept_session() -> None:
         tool.sandbox.close()
 
 
-def test_replay_on_a_kept_session_is_not_implemented() -> None:
+def test_a_journal_replays_only_in_a_sandbox_made_the_same_way() -> None:
     with Sandbox(record=True) as rec:
         rec.execute("console.log(1)")
         journal = rec.last_result.journal
     assert journal
-    with Sandbox(keep_state=True) as sb, pytest.raises(NotImplementedError, match="keep_state=True"):
+    with Sandbox(keep_state=True) as sb, pytest.raises(Exception, match="recorded in a sandbox made with keep_state=False"):
         sb.replay(journal)
 
 

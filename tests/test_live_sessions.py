@@ -218,3 +218,25 @@ def test_a_digest_only_journal_of_a_kept_session_is_refused() -> None:
         sb.python("x = 1")  # the first run starts fresh: its digest is its whole start state
         with pytest.raises(Exception, match='record="digest"'):
             sb.python("print(x)")
+
+
+def test_tools_added_and_removed_keep_the_session() -> None:
+    from amla_sandbox import ToolDefinition
+
+    double = ToolDefinition(name="double", description="twice x", parameters={"type": "object", "properties": {"x": {"type": "integer"}}})
+
+    def handler(method: str, params: dict) -> int:  # type: ignore[type-arg]
+        return 2 * int(params["x"])
+
+    # A sandbox made without tools gets the tools directory mounted by the
+    # first add_tools: its kept interpreters move into instances that see it.
+    with Sandbox(keep_state=True, durable_key=KEY, tool_handler=handler) as sb:
+        sb.python("total = 21")
+        sb.execute("var seen = 7")
+        sb.add_tools([double])
+        assert sb.python("print(double(x=total))") == "42\n"
+        assert sb.execute("console.log(seen + (await double({x: 1})))") == "9\n"
+        sb.remove_tools(["double"])
+        assert sb.python("print(total, 'double' in globals())") == "21 False\n"
+        assert sb.execute("console.log(seen)") == "7\n"
+        assert sb.last_result.state_reset is False

@@ -360,3 +360,34 @@ func (s *Sandbox) copyLiveTo(dst *Sandbox) error {
 	}
 	return nil
 }
+
+// refreshInstances is called when the sandbox's tools change: the spare
+// is dropped (the next run makes one with the new tools), and when the
+// instances' preopened directories change (remount) each kept instance's
+// state moves into a new instance that has them, so a kept session keeps
+// its variables when tools are added or removed. s.mu is held and no run
+// in progress. A kept instance whose state cannot be moved is dropped,
+// as reset() would.
+func (s *Sandbox) refreshInstances(remount bool) {
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	s.spare.close()
+	s.spare = nil
+	s.forgetSpare()
+	if !remount {
+		return
+	}
+	for lang, in := range s.kept {
+		st, err := captureLive(in)
+		var fresh *instance
+		if err == nil {
+			fresh, err = s.buildLive(&st.session, nil, 0, fillFrom(st.ranges))
+		}
+		in.close()
+		if err != nil {
+			delete(s.kept, lang)
+			continue
+		}
+		s.kept[lang] = fresh
+	}
+}

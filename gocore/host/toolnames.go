@@ -226,26 +226,33 @@ func (s *Sandbox) SetTools(tools []wire.ToolInfo) error {
 	defer s.mu.Unlock()
 	dir := filepath.Join(s.base, "tools")
 	// Files of the old list are removed first: a tool's file is named by
-	// its place in the list, so none may be left to a later tool.
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("set tools: removing the old tool files: %w", err)
-	}
-	// The directory stays even with no tools: a mounted one must exist.
+	// its place in the list, so none may be left to a later tool. The
+	// directory itself stays (and exists even with no tools): instances
+	// made before hold it open as a preopened directory.
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("set tools: %w", err)
+	}
+	old, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("set tools: listing the old tool files: %w", err)
+	}
+	for _, e := range old {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("set tools: removing the old tool files: %w", err)
+		}
 	}
 	guestTools, err := guestToolList(dir, tools)
 	if err != nil {
 		return fmt.Errorf("set tools: %w", err)
 	}
 	mounted := len(s.cfg.Mounts) > 0 && s.cfg.Mounts[0].Guest == ToolInfoMount
-	if len(guestTools) > 0 && !mounted {
-		// The first mount, as NewSandbox places it; the spare instance
-		// was made without it.
+	remount := len(guestTools) > 0 && !mounted
+	if remount {
+		// The first mount, as NewSandbox places it; instances made
+		// before lack it.
 		s.cfg.Mounts = append([]Mount{{Host: dir, Guest: ToolInfoMount}}, s.cfg.Mounts...)
 	}
-	// The spare's preopened tool directory is the removed one.
-	s.dropSpare()
+	s.refreshInstances(remount)
 	s.cfg.Tools = tools
 	s.methods = toolMethods(tools)
 	s.guestTools = guestTools
