@@ -684,6 +684,25 @@ def test_move_and_rebalance(pool: SandboxPool) -> None:
     pool.close_session(sid)
 
 
+def test_kept_sessions_keep_their_variables_when_moved_and_when_their_actor_dies(ray_local: Any) -> None:
+    with SandboxPool(size=2, keep_state=True, health_check_interval=None) as p:
+        sid = "kept"
+        p.run(sid, "import statistics\nscores = [3, 5, 8]", "python")
+        p.run(sid, "var seen = 7", "javascript")
+        here = p.where(sid)
+        assert here is not None
+        there = p.move_session(sid, to=1 - here)
+        assert there == 1 - here
+        assert p.run(sid, "print(statistics.mean(scores))", "python") == "5.333333333333333\n"
+        assert p.run(sid, "console.log(seen)", "javascript") == "7\n"
+        p.run(sid, "scores.append(12)", "python")
+        # The actor dies between runs: the session goes on from its
+        # snapshot after its last run, interpreters included.
+        ray.kill(p.actors[there], no_restart=True)
+        assert p.run(sid, "print(statistics.mean(scores))", "python") == "7\n"
+        assert p.run(sid, "console.log(seen + 1)", "javascript") == "8\n"
+
+
 def test_rebalance_evens_out_sessions(ray_local: Any) -> None:
     with SandboxPool(size=2, tools=[note], health_check_interval=None) as p:
         for i in range(6):
