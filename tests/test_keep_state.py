@@ -336,3 +336,19 @@ def test_tool_result_says_the_state_was_reset() -> None:
         assert again.stdout == "undefined\n" and not again.state_reset
     finally:
         tool.sandbox.close()
+
+
+def test_a_script_replacing_json_functions_does_not_break_the_guest() -> None:
+    def echo(text: str) -> dict[str, str]:
+        return {"echo": text}
+
+    tool = create_sandbox_tool(tools=[echo], keep_state=True)
+    try:
+        tool.run("import json\njson.dumps = lambda *a, **k: 'patched'\njson.loads = None", language="python")
+        # The session keeps the script's json (its own business)...
+        assert tool.run("print(json.dumps({}))", language="python") == "patched\n"
+        # ...while the guest still encodes calls and results with the real one.
+        assert tool.run("r = echo(text='hi')\nr", language="python") == '{"echo":"hi"}\n'
+        assert tool.run("{'a': [1, 2]}", language="python") == '{"a":[1,2]}\n'
+    finally:
+        tool.sandbox.close()

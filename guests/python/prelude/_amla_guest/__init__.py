@@ -72,6 +72,11 @@ net.install()
 import http.client  # noqa: E402,F401
 import urllib.request  # noqa: E402,F401
 
+# json's functions as they were when the guest started: a script that replaces
+# json.dumps or json.loads (in a kept session it stays replaced) does not change
+# how the guest encodes tool calls, requests and results.
+_json_dumps, _json_loads = json.dumps, json.loads
+
 builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
 builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
 
@@ -117,7 +122,7 @@ for _name, _value in HELPERS.items():
 
 def run() -> int:
     """One run of the script the host hands in; returns its exit status."""
-    return _run(json.loads(_amla.input()))
+    return _run(_json_loads(_amla.input()))
 
 
 # Runs made in this instance. A sandbox with keep_state (docs/sessions.md)
@@ -232,7 +237,7 @@ def _warm_up() -> None:
         script.recording = False  # set-up may call no host function
         netclients.warm_up()
         for _ in range(4):
-            for code in ("print(1)", "1 + 1", "x = {'a': [1, 2.5, None]}\nx", "'text'", "import json\njson.dumps(json.loads('[1]'))",
+            for code in ("print(1)", "1 + 1", "x = {'a': [1, 2.5, None]}\nx", "'text'", "import json\n_json_dumps(_json_loads('[1]'))",
                          "def f(n):\n    return n and f(n - 1)\nf(3)", "raise ValueError('x')"):
                 _run({"code": code, "memory_limit": 256 << 20})
     finally:

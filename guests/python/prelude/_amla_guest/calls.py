@@ -38,6 +38,11 @@ from typing import Callable
 
 import _amla
 
+# json's functions as they were when the guest started: a script that replaces
+# json.dumps or json.loads (in a kept session it stays replaced) does not change
+# how the guest encodes tool calls, requests and results.
+_json_dumps, _json_loads = json.dumps, json.loads
+
 
 class ToolError(Exception):
     """A tool call failed: the handler raised, the result could not cross,
@@ -258,7 +263,7 @@ def _json_default_resolving(encoder: json.JSONEncoder, o):
 
 
 def install() -> None:
-    """json.dumps(call) encodes the call's result, as it would the result
+    """_json_dumps(call) encodes the call's result, as it would the result
     itself (an encoder given its own default= decides for itself)."""
     json.JSONEncoder.default = _json_default_resolving  # type: ignore[method-assign]
 
@@ -290,7 +295,7 @@ def ask(method: str, params_json: str):
 
 
 def _submit(method: str, params_json: str) -> int:
-    request = '{"method":' + json.dumps(method) + ',"params":' + params_json + "}"
+    request = '{"method":' + _json_dumps(method) + ',"params":' + params_json + "}"
     return _amla.submit(request.encode("utf-8", "surrogatepass"))
 
 
@@ -301,7 +306,7 @@ def deliver_next(timeout_ms: int) -> bool:
     if data is None:
         return False
     nl = data.find(b"\n")
-    head = json.loads(data[:nl] if nl >= 0 else data)
+    head = _json_loads(data[:nl] if nl >= 0 else data)
     call = _pending.pop(head["id"], None)
     if call is None:
         raise RuntimeError(f"amla python: internal error: an answer for unknown tool call {head['id']}")
@@ -341,7 +346,7 @@ def _answer(raw: bytes, head: dict, method: str) -> tuple[object, BaseException 
     if not raw:
         return None, None
     try:
-        return json.loads(raw), None
+        return _json_loads(raw), None
     except (ValueError, RecursionError) as e:
         return None, ToolError(
             f"tool call '{method}' failed: internal: the result could not be read: {type(e).__name__}: {e}",

@@ -28,6 +28,11 @@ import _amla
 
 from . import calls
 
+# json's functions as they were when the guest started: a script that replaces
+# json.dumps or json.loads (in a kept session it stays replaced) does not change
+# how the guest encodes tool calls, requests and results.
+_json_dumps, _json_loads = json.dumps, json.loads
+
 METHOD = "http"
 CANCEL = "http_cancel"
 
@@ -81,7 +86,7 @@ def _error(code: str, detail: str, raw: bytes) -> BaseException:
     check = rule = ""
     if raw:
         try:
-            refusal = json.loads(raw)
+            refusal = _json_loads(raw)
         except (ValueError, RecursionError):
             refusal = None
         if isinstance(refusal, dict):
@@ -99,7 +104,7 @@ def _params(method: str, url: str, headers: list[tuple[str, str]], body: bytes |
     doc: dict = {"method": method, "url": url, "headers": [[str(k), str(v)] for k, v in headers]}
     if body:
         doc["body"] = base64.b64encode(body).decode("ascii")
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    return _json_dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
 _UNREADABLE = "network: the host's answer to an HTTP request could not be read"
@@ -125,7 +130,7 @@ def _result(data: bytes, start: int) -> Response:
 
 def _loads(raw: bytes):
     try:
-        return json.loads(raw)
+        return _json_loads(raw)
     except (ValueError, RecursionError) as e:
         raise HTTPRefused(f"{_UNREADABLE}: {e}") from None
 

@@ -24,6 +24,11 @@ import _amla
 
 from . import calls, loop
 
+# json's functions as they were when the guest started: a script that replaces
+# json.dumps or json.loads (in a kept session it stays replaced) does not change
+# how the guest encodes tool calls, requests and results.
+_json_dumps, _json_loads = json.dumps, json.loads
+
 CO_COROUTINE = 0x80
 LAST = "__amla_last_value__"
 EXIT_OUT_OF_MEMORY = 137
@@ -54,7 +59,7 @@ def show(value) -> str | None:
     if isinstance(value, str):
         return value
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+        return _json_dumps(value, ensure_ascii=False, separators=(",", ":"), default=_json_default)
     except (TypeError, ValueError, RecursionError):
         return repr(value)
 
@@ -71,7 +76,7 @@ def record(value) -> None:
     if value is None or not recording:
         return
     try:
-        text = json.dumps(value, separators=(",", ":"), default=_json_default, allow_nan=False)
+        text = _json_dumps(value, separators=(",", ":"), default=_json_default, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return
     _amla.return_value(text.encode("ascii"))

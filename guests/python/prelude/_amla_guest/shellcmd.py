@@ -13,6 +13,11 @@ from dataclasses import dataclass
 
 import _amla
 
+# json's functions as they were when the guest started: a script that replaces
+# json.dumps or json.loads (in a kept session it stays replaced) does not change
+# how the guest encodes tool calls, requests and results.
+_json_dumps, _json_loads = json.dumps, json.loads
+
 
 @dataclass(frozen=True)
 class ShellResult:
@@ -69,7 +74,7 @@ def _run(command: str, stdin) -> ShellResult:
         cwd = ""
     if cwd.startswith(("/workspace", "/tmp")):
         req["dir"] = cwd
-    r = json.loads(_amla.spawn(json.dumps(req, ensure_ascii=False).encode("utf-8", "surrogatepass")))
+    r = _json_loads(_amla.spawn(_json_dumps(req, ensure_ascii=False).encode("utf-8", "surrogatepass")))
     stderr = r.get("stderr") or ""
     error = r.get("error") or ""
     if error and error not in stderr:

@@ -31,6 +31,11 @@ import sys
 
 from . import calls
 
+# json's functions as they were when the guest started: a script that replaces
+# json.dumps or json.loads (in a kept session it stays replaced) does not change
+# how the guest encodes tool calls, requests and results.
+_json_dumps, _json_loads = json.dumps, json.loads
+
 # Conveniences that a tool of the same name replaces (site's builtins).
 _YIELDING = frozenset({"help", "exit", "quit", "copyright", "credits", "license"})
 # The sandbox's own globals, which no tool hides.
@@ -167,7 +172,7 @@ def _params_json(info: dict, path: str, args: tuple, kwargs: dict) -> str:
     else:
         params = kwargs
     try:
-        return json.dumps(params, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_encode_default)
+        return _json_dumps(params, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_encode_default)
     except (TypeError, ValueError) as e:
         raise type(e)(f"{path}(): {_bad_param(params)}: {e}") from None
 
@@ -181,7 +186,7 @@ def _encode_default(o):
 def _bad_param(params: dict) -> str:
     for k, v in params.items():
         try:
-            json.dumps(v, allow_nan=False, default=_encode_default)
+            _json_dumps(v, allow_nan=False, default=_encode_default)
         except (TypeError, ValueError):
             return f"parameter {k!r} cannot be sent as JSON"
     return "the parameters cannot be sent as JSON"
@@ -207,7 +212,7 @@ class _LazyInfo(dict):
             raise KeyError(key)
         try:
             with open(self._path, encoding="utf-8") as f:
-                full = json.load(f)
+                full = _json_loads(f.read())
         except (OSError, ValueError):
             full = {}
         if not isinstance(full, dict):
@@ -271,7 +276,7 @@ class Registry:
         if self._entries is None:
             try:
                 with open(self._pending or "", encoding="utf-8") as f:
-                    tools = json.load(f)
+                    tools = _json_loads(f.read())
             except (OSError, ValueError):
                 tools = []
             self._entries = [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
@@ -407,7 +412,7 @@ def _declaration_of(info: dict) -> str:
     description = info["description"]
     lines = [f"# {_call_of(info)}(...)"]
     lines += ["# " + line for line in str(description or "").splitlines()]
-    lines.append("# parameters (JSON Schema): " + json.dumps(info["parameters"]))
+    lines.append("# parameters (JSON Schema): " + _json_dumps(info["parameters"]))
     return "\n".join(lines) + "\n"
 
 
@@ -415,7 +420,7 @@ def _found(query: str, limit: int | None) -> list[dict]:
     """[{name, description, call}] of the tools the host finds for query
     (tools_search: ranked by gocore/toolcat, best first; "" finds every
     tool, in their order), at most limit, the description its first line."""
-    hits = calls.ask("tools_search", json.dumps({"query": query}))
+    hits = calls.ask("tools_search", _json_dumps({"query": query}))
     found = []
     for hit in hits[:limit] if isinstance(hits, list) else []:
         info = registry.by_name.get(hit.get("name")) if isinstance(hit, dict) else None
