@@ -20,6 +20,10 @@ from typing import Any
 
 __all__ = [
     "ApprovalRequired",
+    "ConstraintError",
+    "MissingParamError",
+    "TypeMismatchError",
+    "ViolationError",
     "CallLimitExceededError",
     "CancelledRunError",
     "CapabilityError",
@@ -115,6 +119,49 @@ class ApprovalRequired(Exception):
 
 
 # -- capabilities ------------------------------------------------------------------------------------
+
+
+# -- constraints -------------------------------------------------------------------------------------
+
+
+class ConstraintError(Exception):
+    """A call's parameters break a constraint."""
+
+    __module__ = "amla_sandbox.capabilities.constraints"
+
+
+class MissingParamError(ConstraintError):
+    """A constrained parameter is absent (or None)."""
+
+    __module__ = "amla_sandbox.capabilities.constraints"
+
+    def __init__(self, param: str) -> None:
+        self.param = param
+        super().__init__(f"Missing parameter: {param}")
+
+
+class TypeMismatchError(ConstraintError):
+    """A string rule met a value that is not a string."""
+
+    __module__ = "amla_sandbox.capabilities.constraints"
+
+    def __init__(self, param: str, expected: str, actual: str) -> None:
+        self.param = param
+        self.expected = expected
+        self.actual = actual
+        super().__init__(f"Type mismatch for {param}: expected {expected}, got {actual}")
+
+
+class ViolationError(ConstraintError):
+    """A parameter is present but breaks the rule."""
+
+    __module__ = "amla_sandbox.capabilities.constraints"
+
+    def __init__(self, param: str, rule: str, actual: str) -> None:
+        self.param = param
+        self.rule = rule
+        self.actual = actual
+        super().__init__(f"Constraint violation: {param} {rule}, actual: {actual}")
 
 
 class CapabilityError(Exception):

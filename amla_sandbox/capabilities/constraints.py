@@ -44,36 +44,8 @@ ConstraintType = Literal[
 ]
 
 
-class ConstraintError(Exception):
-    """A call's parameters break a constraint."""
-
-
-class MissingParamError(ConstraintError):
-    """A constrained parameter is absent (or None)."""
-
-    def __init__(self, param: str) -> None:
-        self.param = param
-        super().__init__(f"Missing parameter: {param}")
-
-
-class TypeMismatchError(ConstraintError):
-    """A string rule met a value that is not a string."""
-
-    def __init__(self, param: str, expected: str, actual: str) -> None:
-        self.param = param
-        self.expected = expected
-        self.actual = actual
-        super().__init__(f"Type mismatch for {param}: expected {expected}, got {actual}")
-
-
-class ViolationError(ConstraintError):
-    """A parameter is present but breaks the rule."""
-
-    def __init__(self, param: str, rule: str, actual: str) -> None:
-        self.param = param
-        self.rule = rule
-        self.actual = actual
-        super().__init__(f"Constraint violation: {param} {rule}, actual: {actual}")
+# The exception classes live in the leaf amla_sandbox.errors (re-exported here).
+from ..errors import ConstraintError, MissingParamError, TypeMismatchError, ViolationError  # noqa: E402
 
 
 # -- crossing to the Go core -------------------------------------------------
