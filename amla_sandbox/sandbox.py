@@ -574,7 +574,9 @@ class Sandbox:
 
     def restore(self, data: bytes) -> None:
         """Replace this sandbox's files with a snapshot's and lower its
-        budgets to what the snapshot had left (never raised). A damaged or
+        budgets to what the snapshot had left (never raised); with
+        `keep_state=True`, its interpreters become the snapshot's (fresh
+        ones when it holds none; docs/sessions.md). A damaged or
         hostile snapshot, or one made under another durable key, is a
         ValueError; an error while a run is in progress."""
         if not isinstance(data, (bytes, bytearray, memoryview)):

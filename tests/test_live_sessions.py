@@ -240,3 +240,16 @@ def test_tools_added_and_removed_keep_the_session() -> None:
         assert sb.python("print(total, 'double' in globals())") == "21 False\n"
         assert sb.execute("console.log(seen)") == "7\n"
         assert sb.last_result.state_reset is False
+
+
+def test_restore_into_a_sandbox_that_has_files_gives_sessions_that_see_the_new_files() -> None:
+    with _session() as sb:
+        data = sb.snapshot()
+    with Sandbox(keep_state=True, durable_key=KEY) as other:
+        other.shell("echo old > /workspace/old.txt; mkdir -p /workspace/d")
+        other.python("mine = 1")
+        other.restore(data)  # the files are swapped in: the interpreters must see the new ones
+        assert other.python("print(open('/workspace/kept.txt').read().strip(), mean(), 'mine' in globals())") == "data 5.333333333333333 False\n"
+        assert other.shell("cat /workspace/kept.txt; ls /workspace") == "data\nkept.txt\nwork\n"
+        other.python("open('/workspace/new.txt', 'w').write('x')")
+        assert other.files.read("/workspace/new.txt") == b"x"

@@ -251,10 +251,9 @@ class CodeSession:
 
     def set_tools(self, tools: Sequence[HostTool]) -> None:
         """Make `tools` the session's tools (the next snippet sees them). A
-        tool already there keeps its spent budget. Once the sandbox is made,
-        a change of tools also drops the Python state it kept (the sandbox
-        does that when its tools or capabilities change): set the tools
-        before the first snippet."""
+        tool already there keeps its spent budget; the session keeps its
+        variables (a function the adapter defined for a removed tool stays,
+        and its calls fail naming the tool)."""
         new: dict[str, HostTool] = {}
         for t in tools:
             if not isinstance(t.name, str) or not t.name:

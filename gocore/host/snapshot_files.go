@@ -281,17 +281,6 @@ func (s *Sandbox) Restore(data []byte) error {
 		return err
 	}
 	defer s.mu.Unlock()
-	// Sessions are made before the files change, so a session that
-	// cannot be restored leaves the sandbox as it was.
-	var live []*instance
-	for i := range ps.Sessions {
-		in, err := s.liveFromSnapshot(&ps.Sessions[i])
-		if err != nil {
-			closeAll(live)
-			return fmt.Errorf("restore: %w", err)
-		}
-		live = append(live, in)
-	}
 	err = s.replaceFiles(func(w *treeWriter) error {
 		dw := snapshot.NewDigest()
 		for i := range ps.Entries {
@@ -310,10 +299,23 @@ func (s *Sandbox) Restore(data []byte) error {
 		return ps.CheckDigest(dw.Sum())
 	})
 	if err != nil {
-		closeAll(live)
 		return fmt.Errorf("restore: %w", err)
 	}
-	// The interpreters are the snapshot's: none when it holds none.
+	// The interpreters are the snapshot's (none when it holds none),
+	// made once the files are in place: an instance holds the sandbox's
+	// directories open, and a restore into a sandbox that had files swaps
+	// them for new ones. What could refuse a session was checked before
+	// any file changed (checkLive, and the trailer covers its bytes).
+	var live []*instance
+	for i := range ps.Sessions {
+		in, err := s.liveFromSnapshot(&ps.Sessions[i])
+		if err != nil {
+			closeAll(live)
+			s.installLive(nil)
+			return fmt.Errorf("restore: the files were restored, the interpreters not: %w", err)
+		}
+		live = append(live, in)
+	}
 	s.installLive(live)
 	if ok {
 		s.capBudgets(ps.Budgets)
