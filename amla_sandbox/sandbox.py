@@ -756,9 +756,7 @@ class Sandbox:
             if n not in have:
                 raise ValueError(f"remove_tools: {n!r} is not a tool of this sandbox")
         caps = self._checked_caps(capabilities)
-        if caps is not None:
-            caps = (caps, "replace")
-        self._set_tools([t for t in self.tools if t.name not in drop], caps)
+        self._set_tools([t for t in self.tools if t.name not in drop], (caps, "replace") if caps is not None else None)
         self._init_args["tools"] = [t for t in self._init_args.get("tools") or [] if t.name not in drop]
 
     @staticmethod

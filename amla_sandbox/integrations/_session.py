@@ -14,7 +14,7 @@ import keyword
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from ..capabilities import ToolCallCap
 from ..runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, RunResult
@@ -375,3 +375,30 @@ class CodeSession:
             self._prelude_due = True
             raise
         return self._after(sb)
+
+
+class SessionFacade:
+    """What every code-agent adapter shows of its CodeSession (`_session`):
+    the sandbox, `reset()`, `close()` and use as a context manager."""
+
+    _session: CodeSession
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """The `amla_sandbox.Sandbox` the code runs in (files: `sandbox.files`)."""
+        return self._session.sandbox
+
+    def reset(self) -> None:
+        """Drop the code's variables, imports and definitions; files and
+        budgets stay."""
+        self._session.reset()
+
+    def close(self) -> None:
+        """Release the sandbox."""
+        self._session.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

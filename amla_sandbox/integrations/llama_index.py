@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._session import CodeSession, Constraints, HostTool, MaxCalls, host_tool_from_function, printed_value_removed, require
+from ._session import CodeSession, SessionFacade, Constraints, HostTool, MaxCalls, host_tool_from_function, printed_value_removed, require
 from ..runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 
 require("llama_index.core.tools", adapter="llama_index", extra="llama-index", framework="llama-index-core")
@@ -51,7 +51,7 @@ def _host_tool(tool: BaseTool | Callable[..., Any]) -> HostTool:
     return host_tool_from_function(tool)
 
 
-class AmlaCodeExecutor:
+class AmlaCodeExecutor(SessionFacade):
     """Runs a CodeActAgent's code in a `keep_state` amla sandbox.
 
     `tools` are the functions (or FunctionTools) the code may call: give
@@ -99,21 +99,3 @@ class AmlaCodeExecutor:
             "exit_code": result.exit_code,
         }
 
-    @property
-    def sandbox(self) -> Any:
-        """The `amla_sandbox.Sandbox` the code runs in (files: `sandbox.files`)."""
-        return self._session.sandbox
-
-    def reset(self) -> None:
-        """Drop the code's variables, imports and definitions; files and
-        budgets stay."""
-        self._session.reset()
-
-    def close(self) -> None:
-        self._session.close()
-
-    def __enter__(self) -> AmlaCodeExecutor:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()

@@ -25,7 +25,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._session import CodeSession, Constraints, HostTool, MaxCalls, host_tool_from_function, printed_value_removed, require
+from ._session import CodeSession, SessionFacade, Constraints, HostTool, MaxCalls, host_tool_from_function, printed_value_removed, require
 from ..runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 
 require("agents", adapter="openai_agents", extra="openai-agents", framework="openai-agents")
@@ -63,7 +63,7 @@ def _text(stdout: str, stderr: str, note: str | None = None) -> str:
     return "\n".join(parts) if parts else "(no output)"
 
 
-class AmlaShell:
+class AmlaShell(SessionFacade):
     """A sandbox an OpenAI agent reaches through `ShellTool(executor=self)`
     (`shell_tool()`) and a `run_python` function tool (`code_tool()`).
 
@@ -164,20 +164,3 @@ class AmlaShell:
 
     # -- lifetime -----------------------------------------------------------------
 
-    @property
-    def sandbox(self) -> Any:
-        """The `amla_sandbox.Sandbox` (files: `sandbox.files`)."""
-        return self._session.sandbox
-
-    def reset(self) -> None:
-        """Drop the shell's and Python's state; files and budgets stay."""
-        self._session.reset()
-
-    def close(self) -> None:
-        self._session.close()
-
-    def __enter__(self) -> AmlaShell:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()

@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ._session import CodeSession, Constraints, HostTool, MaxCalls, printed_value_removed, require
+from ._session import CodeSession, SessionFacade, Constraints, HostTool, MaxCalls, printed_value_removed, require
 from ..runtime.runtime import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, RunResult
 
 require("smolagents", adapter="smolagents", extra="smolagents", framework="smolagents")
@@ -55,7 +55,7 @@ def _parameters(inputs: Mapping[str, Any]) -> dict[str, Any]:
     return schema
 
 
-class AmlaExecutor(PythonExecutor):
+class AmlaExecutor(SessionFacade, PythonExecutor):
     """Runs a CodeAgent's code in a `keep_state` amla sandbox.
 
     `constraints` and `max_calls` are create_sandbox_tool's (the same DSL,
@@ -136,27 +136,9 @@ class AmlaExecutor(PythonExecutor):
 
     # -- lifetime ---------------------------------------------------------------
 
-    @property
-    def sandbox(self) -> Any:
-        """The `amla_sandbox.Sandbox` the code runs in (files: `sandbox.files`)."""
-        return self._session.sandbox
-
-    def reset(self) -> None:
-        """Drop the code's variables, imports and definitions; files and
-        budgets stay."""
-        self._session.reset()
-
     def cleanup(self) -> None:
         """Release the sandbox (`CodeAgent.cleanup()` calls this)."""
-        self._session.close()
-
-    close = cleanup
-
-    def __enter__(self) -> AmlaExecutor:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.cleanup()
+        self.close()
 
     # -- tools ------------------------------------------------------------------
 
