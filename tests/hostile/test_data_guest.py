@@ -1,0 +1,107 @@
+"""Issue 28.1: the Python data guest (numpy and pandas) against the
+sandbox's limits. Huge arrays end in MemoryLimitError with the host's RSS
+bounded, np.empty(2**40) is an ordinary MemoryError, ctypes and mmap (which
+pandas imports) import but refuse use, numpy's C code cannot outrun the
+timeout, and the sandbox works afterwards. Skipped where the data guest
+was not built (AMLA_SANDBOX_DATA=1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from _hostile import run_isolated
+from amla_sandbox import _wasm
+
+MIB = 1024 * 1024
+
+pytestmark = pytest.mark.skipif(
+    not _wasm.get_py_data_wasm_path().is_file(),
+    reason="the Python data guest is not built (AMLA_SANDBOX_DATA=1 at install)",
+)
+
+BOMBS = {
+    # Arrays of 32 MiB kept until the limit.
+    "arrays_kept": "import numpy as np\nkeep = []\nwhile True:\n    keep.append(np.ones(4 * 1024 * 1024))",
+    # One array that doubles until it cannot.
+    "array_doubling": "import numpy as np\na = np.ones(1024)\nwhile True:\n    a = np.concatenate([a, a])",
+    # pandas growing a frame row block by row block.
+    "frame_growth": (
+        "import pandas as pd\nimport numpy as np\ndf = pd.DataFrame({'a': np.arange(1 << 16)})\n"
+        "while True:\n    df = pd.concat([df, df], ignore_index=True)"
+    ),
+    # Sizes at and past what wasm32 addresses, as one request each.
+    "np_empty_2_40": "import numpy as np\nx = np.empty(2**40)\nprint('allocated', x.nbytes)",
+    "np_zeros_near_4gib": "import numpy as np\nx = np.zeros(2**29 - 1)\nx[:] = 1\nprint(x.sum())",
+}
+
+
+@pytest.mark.parametrize("name", list(BOMBS))
+def test_huge_arrays_stop_at_the_memory_limit(name: str) -> None:
+    child = run_isolated(
+        f"""
+sb = Sandbox(python_data=True, memory_limit=128 * 1024 * 1024, timeout=60)
+sb.python("1")  # instantiate the guest before measuring
+emit(first=measure_rss(lambda: sb.python({BOMBS[name]!r})))
+emit(stderr=sb.last_stderr[-1500:])
+emit(after=attempt(lambda: sb.python("import numpy as np\\nprint(int(np.arange(4).sum()))")))
+""",
+        240,
+    )
+    first = child["first"]
+    if name == "np_empty_2_40":
+        # A single request larger than the address space: numpy's own
+        # MemoryError, an ordinary failed run.
+        assert first["type"] in ("amla_sandbox.MemoryLimitError", None), first
+        assert "MemoryError" in child["stderr"] or first["type"] == "amla_sandbox.MemoryLimitError", child["stderr"]
+        assert "allocated" not in (first.get("value") or "")
+    else:
+        assert first["type"] == "amla_sandbox.MemoryLimitError", (first, child["stderr"])
+    assert first["rss_growth"] < 256 * MIB, f"host RSS grew {first['rss_growth'] >> 20} MiB"
+    assert child["after"]["ok"] and child["after"]["value"] == "6\n", child["after"]
+
+
+REFUSALS = {
+    "ctypes_call": "import ctypes\nctypes.CDLL('libc.so.6')",
+    "ctypes_memmove": "import ctypes\nctypes.memmove(0, 0, 8)",
+    "ctypes_cast": "from ctypes import c_void_p, cast\ncast(0, c_void_p)",
+    "mmap_file": "import mmap\nf = open('/workspace/x', 'wb+')\nf.write(b'x' * 4096)\nf.flush()\nmmap.mmap(f.fileno(), 0)",
+    "numpy_ctypes_pointer": "import numpy as np\na = np.ones(4)\na.ctypes.data_as(object)",
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSALS))
+def test_ctypes_and_mmap_stand_ins_refuse_use(name: str) -> None:
+    child = run_isolated(
+        f"""
+sb = Sandbox(python_data=True, timeout=30)
+emit(imports=attempt(lambda: sb.python("import ctypes, mmap, pandas\\nprint(isinstance(1, mmap.mmap))")))
+emit(use=attempt(lambda: sb.python({REFUSALS[name]!r})))
+emit(stderr=sb.last_stderr[-1500:])
+emit(after=attempt(lambda: sb.python("print('alive')")))
+""",
+        120,
+    )
+    assert child["imports"]["ok"] and child["imports"]["value"] == "False\n", child["imports"]
+    use = child["use"]
+    assert use["type"] != "amla_sandbox.MemoryLimitError", use
+    assert "not available in the sandbox" in child["stderr"] or "not available in the sandbox" in str(use), child["stderr"]
+    assert child["after"]["ok"] and child["after"]["value"] == "alive\n"
+
+
+def test_a_long_computation_in_numpy_c_code_stops_at_the_timeout() -> None:
+    child = run_isolated(
+        """
+import time
+sb = Sandbox(python_data=True, timeout=1.0)
+sb.python("1")
+start = time.monotonic()
+# One C call that runs for minutes: the epoch deadline stops it inside numpy.
+emit(r=attempt(lambda: sb.python("import numpy as np\\na = np.ones((1500, 1500))\\nfor _ in range(1000): a = a @ a")))
+emit(seconds=time.monotonic() - start)
+emit(after=attempt(lambda: sb.python("import numpy as np\\nprint(np.ones(2).sum())")))
+""",
+        120,
+    )
+    assert child["r"]["type"] == "amla_sandbox.TimeoutError", child["r"]
+    assert child["seconds"] < 10, child["seconds"]
+    assert child["after"]["ok"] and child["after"]["value"] == "2.0\n"
