@@ -40,6 +40,8 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -106,6 +108,9 @@ WHEELS = (DATEUTIL, SIX, TZDATA)
 # machine (Cython's compiled one is several times faster than its pure
 # one), so these are pinned by version; pip checks what PyPI serves.
 BUILD_TOOLS = ("cython==3.3.1", "meson==1.12.1", "ninja==1.13.2")
+# pandas' meson.build asks versioneer for the version (which the sdist's
+# _version_meson.py then gives).
+PANDAS_BUILD_TOOLS = ("versioneer==0.29",)
 
 NUMPY_OPTIONS = ("-Dallow-noblas=true", "-Dblas=none", "-Dlapack=none", "-Ddisable-threading=true",
                  "-Dcpu-baseline=none", "-Dcpu-dispatch=none", "-Ddisable-svml=true", "-Ddisable-highway=true",
@@ -115,6 +120,12 @@ NUMPY_OPTIONS = ("-Dallow-noblas=true", "-Dblas=none", "-Dlapack=none", "-Ddisab
 # and out of memory, pandas' never; __cxa_throw aborts (cxxabi_stubs.c).
 COMMON_FLAGS = ("-O2", "-DNDEBUG")
 CXX_FLAGS = ("-fexceptions", "-fignore-exceptions")
+
+# numpy's extension modules that only its own test suite imports: left out
+# (they also carry second copies of numpy's internal helpers).
+TEST_MODULES = frozenset({"numpy._core._multiarray_tests", "numpy._core._umath_tests", "numpy._core._simd",
+                          "numpy._core._operand_flag_tests", "numpy._core._rational_tests",
+                          "numpy._core._struct_ufunc_tests"})
 
 EXT_SUFFIX = ".cpython-313-wasm32-wasi.so"
 INSTALL_ROOT = "/amla"
@@ -171,7 +182,8 @@ def fetch(src: Source) -> Path:
 def input_key(zig_id: str) -> str:
     """The data guest's cache key: the Python guest's key (its sources,
     files, compilers) and every input added here."""
-    return pg._key(pg.input_key(zig_id), *(s.sha256 for s in SOURCES), *BUILD_TOOLS, source_hash(), "data-1")
+    return pg._key(pg.input_key(zig_id), *(s.sha256 for s in SOURCES), *BUILD_TOOLS, *PANDAS_BUILD_TOOLS, source_hash(),
+                   "data-1")
 
 
 # ---------------------------------------------------------------------------
@@ -191,18 +203,19 @@ def native_modules(python: Path) -> None:
     (d / ".sharedmods-done").write_text("")
 
 
-def build_tools(work: Path) -> Path:
-    """Cython, meson and ninja installed into a directory of their own."""
-    d = work / f"buildtools-{pg._key(*BUILD_TOOLS, sys.version, 'tools-1')}"
+def build_tools(work: Path, tools: tuple[str, ...] = BUILD_TOOLS, name: str = "buildtools") -> Path:
+    """Build tools (Cython, meson and ninja by default) installed into a
+    directory of their own."""
+    d = work / f"{name}-{pg._key(*tools, sys.version, 'tools-1')}"
     if (d / ".done").is_file():
         return d
     if d.exists():
         shutil.rmtree(d)
-    log("installing the build tools " + " ".join(BUILD_TOOLS) + f" into {d}")
+    log("installing the build tools " + " ".join(tools) + f" into {d}")
     env = pg._env(PIP_DISABLE_PIP_VERSION_CHECK="1")
     env.pop("PIP_TARGET", None)
     pg._run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-input", "--only-binary", ":all:", "--target", str(d),
-             *BUILD_TOOLS], "installing the build tools with pip (is pip available to this Python?)", env=env)
+             *tools], "installing the build tools with pip (is pip available to this Python?)", env=env)
     (d / ".done").write_text("")
     return d
 
@@ -262,7 +275,8 @@ def cross_tools(work: Path, python: Path, wasi: Path, tools_dir: Path, numpy_sta
         f"export PYTHONPATH='{':'.join(path)}'${{PYTHONPATH:+:$PYTHONPATH}}\n"
         f"exec '{python}' \"$@\"\n"
     ))
-    _write_exec(d / "cython", f"#!/bin/sh\nPYTHONPATH='{tools_dir}' exec '{sys.executable}' -m cython \"$@\"\n")
+    cython_path = os.pathsep.join(map(str, (tools_dir, *([numpy_stand_in] if numpy_stand_in else []))))
+    _write_exec(d / "cython", f"#!/bin/sh\nPYTHONPATH='{cython_path}' exec '{sys.executable}' -m cython \"$@\"\n")
     # The ninja wheel's binary: pip --target installs it as a script.
     ninja = tools_dir / "bin" / ("ninja.exe" if os.name == "nt" else "ninja")
     if not ninja.is_file():
@@ -286,14 +300,16 @@ def cross_file(path: Path, t: dict[str, Path]) -> Path:
 
 
 def meson_build(name: str, src: Path, d: Path, meson: list[str], options: tuple[str, ...], cross: Path,
-                t: dict[str, Path], tools_dir: Path) -> Path:
-    """Configure src with meson into d and compile it with ninja."""
+                t: dict[str, Path], tools_dir: Path, extra_path: tuple[Path, ...] = ()) -> Path:
+    """Configure src with meson into d and compile it with ninja. meson
+    finds Cython as `cython` on PATH whatever the cross file says: the
+    wrapper's directory comes first."""
     if (d / ".done").is_file():
         return d
     if d.exists():
         shutil.rmtree(d)
     d.mkdir(parents=True)
-    env = pg._env(PYTHONPATH=str(tools_dir), PATH=f"{t['ninja'].parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    env = pg._env(PYTHONPATH=os.pathsep.join(map(str, (tools_dir, *extra_path))), PATH=os.pathsep.join((str(t["cython"].parent), str(t["ninja"].parent), os.environ.get("PATH", ""))),
                   NINJA=str(t["ninja"]))
     for var in ("CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "CPPFLAGS"):
         env.pop(var, None)
@@ -326,7 +342,15 @@ def numpy_headers(numpy_src: Path, nb: Path, dest: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(f, target)
     pkg = dest / "stand-in" / "numpy"
-    pkg.mkdir(parents=True, exist_ok=True)
+    if pkg.exists():
+        shutil.rmtree(pkg)
+    pkg.mkdir(parents=True)
+    # Cython's declarations of numpy (`from numpy cimport ...`), found on
+    # the path of the Cython the pandas build runs.
+    for f in (numpy_src / "numpy").rglob("*.pxd"):
+        target = pkg / f.relative_to(numpy_src / "numpy")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(f, target)
     (pkg / "__init__.py").write_text(
         f"__version__ = {NUMPY_VERSION!r}\n\n\ndef get_include():\n    return {str(inc)!r}\n")
     return dest / "stand-in"
@@ -363,12 +387,64 @@ def collect(d: Path, site: Path) -> list[Module]:
                     p = Path(a) if os.path.isabs(a) else cwd / a
                     inputs.append(str(p.resolve()))
             brel = str(Path(built).resolve().relative_to(b.resolve()))[: -len(EXT_SUFFIX)]
-            mods.append(Module(rel[: -len(EXT_SUFFIX)].replace("/", "."), init_symbol(brel), inputs))
+            dotted = rel[: -len(EXT_SUFFIX)].replace("/", ".")
+            if dotted not in TEST_MODULES:
+                mods.append(Module(dotted, init_symbol(brel), inputs))
+        elif os.path.isdir(built):
+            # install_subdir(): a whole directory of the sources.
+            for f in sorted(Path(built).rglob("*.py")):
+                target = site / rel / f.relative_to(built)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(f, target)
         elif rel.endswith(".py"):
             target = site / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(built, target)
     return mods
+
+
+# Modules compiled again with functions renamed, as (module, source whose
+# functions are renamed). numpy.random.mtrand links its own copy of
+# distributions.c built with NP_RANDOM_LEGACY, where RAND_INT_TYPE is a C
+# long (32 bits on wasm32); libnpyrandom, which numpy.random._generator
+# uses, has the same functions with 64-bit integers. Each is a separate
+# shared library natively; in one program the names must differ, or
+# Generator.multinomial calls the legacy function and traps.
+RENAMED = (("numpy.random.mtrand", "numpy/random/src/distributions/distributions.c"),)
+
+
+def defined_functions(c_file: Path) -> list[str]:
+    """The external functions a C file defines (those not static)."""
+    text = c_file.read_text()
+    found = re.finditer(r"^(?!static\b)(?:[A-Za-z_]\w*[ \t*]+)+\**(\w+)\s*\(", text, re.M)
+    return sorted({m.group(1) for m in found})
+
+
+def rename_module(d: Path, src: Path, mod: Module, source: str) -> None:
+    """Compiles mod's objects again (from meson's compile_commands.json)
+    with every function source defines renamed, and links those instead."""
+    b = d / "b"
+    names = defined_functions(src / source)
+    if not names:
+        raise BuildError(f"{source}: no functions found to rename")
+    prefix = "amla_" + mod.dotted.replace(".", "_") + "_"
+    header = d / f"rename-{mod.dotted}.h"
+    header.write_text("".join(f"#define {n} {prefix}{n}\n" for n in names))
+    commands = {str((Path(e["directory"]) / e["output"]).resolve()): e for e in json.loads((b / "compile_commands.json").read_text())}
+    inputs = []
+    for p in mod.inputs:
+        e = commands.get(p)
+        if e is None:
+            inputs.append(p)
+            continue
+        out = Path(e["output"])
+        renamed = str(out.parent / "amla-renamed" / out.name)
+        args = shlex.split(e["command"])
+        args[args.index("-o") + 1] = renamed
+        (b / renamed).parent.mkdir(parents=True, exist_ok=True)
+        pg._run([*args, "-include", str(header)], f"compiling {out.name} of {mod.dotted} again", cwd=Path(e["directory"]))
+        inputs.append(str((b / renamed).resolve()))
+    mod.inputs = inputs
 
 
 def inittab_c(mods: list[Module], path: Path) -> None:
@@ -455,8 +531,9 @@ def build_data(out_wasm: Path, work_dir: Path, with_pandas: bool = True) -> str:
         t = cross_tools(work / "pandas-tools", python, wasi, tdir, stand_in)
         cross = cross_file(work / "pandas-tools" / "datatools" / "cross-pandas.ini", t)
         meson_pandas = [sys.executable, "-m", "mesonbuild.mesonmain"]
-        pb = meson_build("pandas", pandas_src, work / f"pandas-{pg._key(PANDAS.sha256, NUMPY.sha256, step)}", meson_pandas,
-                         (), cross, t, tdir)
+        pdir = build_tools(work, PANDAS_BUILD_TOOLS, "buildtools-pandas")
+        pb = meson_build("pandas", pandas_src, work / f"pandas-{pg._key(PANDAS.sha256, NUMPY.sha256, *PANDAS_BUILD_TOOLS, step)}",
+                         meson_pandas, (), cross, t, tdir, (pdir,))
 
     stage = work / ("data-stage" if with_pandas else "data-stage-numpy")
     if stage.exists():
@@ -464,6 +541,10 @@ def build_data(out_wasm: Path, work_dir: Path, with_pandas: bool = True) -> str:
     site = stage / "site"
     site.mkdir(parents=True)
     mods = collect(nb, site) + (collect(pb, site) if pb is not None else [])
+    for name, source in RENAMED:
+        for m in mods:
+            if m.dotted == name:
+                rename_module(nb, numpy_src, m, source)
     unpack_wheels(site)
     inittab_c(mods, stage / "data_inittab.c")
     arc = data_archive(src, work, python, wasi, site, stage)
@@ -504,24 +585,51 @@ def link(out: Path, work: Path, wasi: Path, src: Path, archive_bin: Path, tools:
     modlibs = [str(wasi / m) if m.endswith(".a") and not os.path.isabs(m) else m for m in modlibs]
     objects: list[str] = []
     archives: list[str] = []
+    # Two modules of one directory that compile the same source file (numpy's
+    # lapack_lite and _umath_linalg both compile the f2c LAPACK) give objects
+    # of the same name, <dir>/<module>.so.p/<source path>.o: linked once.
+    seen: set[tuple[str, str]] = set()
     for m in mods:
         for p in m.inputs:
-            target = archives if p.endswith(".a") else objects
-            if p not in target:
-                target.append(p)
+            if p.endswith(".a"):
+                if p not in archives:
+                    archives.append(p)
+                continue
+            q = Path(p)
+            same = (str(q.parent.parent), q.name) if q.parent.name.endswith(EXT_SUFFIX + ".p") else (p, "")
+            if same not in seen:
+                seen.add(same)
+                objects.append(p)
+    # The guest's own C files are compiled first and come first on the
+    # link line: the libc_*.c files replace libc functions, and a libc
+    # member pulled in by an earlier object (a package's call of write())
+    # would clash with its replacement.
+    obj = stage / "obj"
+    obj.mkdir(exist_ok=True)
+    # zig caches compilations by their inputs, which do not include the file
+    # stdlib.c embeds (.incbin): its hash in a definition makes a new
+    # archive a new compilation.
+    cflags = [*pg.DRIVER_CFLAGS, f"-I{wasi}", f"-I{src / 'Include'}", f"-I{PYGUEST}", f'-DAMLA_ARCHIVE="{archive_bin}"',
+              f"-DAMLA_ARCHIVE_SHA256={pg._sha256_file(archive_bin)}"]
+    own = [PYGUEST / f for f in pg.DRIVER_SOURCES] + [stage / "data_inittab.c"] + [HERE / f for f in DATA_C]
+    own_objects = []
+    for c in own:
+        o = obj / (c.stem + ".o")
+        pg._run([tools["cc"], *cflags, "-c", str(c), "-o", str(o)], f"compiling {c.name}", env=pg._env())
+        own_objects.append(str(o))
     rsp = stage / "link.rsp"
-    rsp.write_text("\n".join(objects + archives) + "\n")
+    rsp.write_text("\n".join(own_objects + objects + archives) + "\n")
     tmp = stage / "amla_python_data.wasm.tmp"
-    cmd = [str(pg.zig()), "c++", "-target", "wasm32-wasi", *pg.DRIVER_CFLAGS, f"-I{wasi}", f"-I{src / 'Include'}",
-           f"-I{PYGUEST}", f'-DAMLA_ARCHIVE="{archive_bin}"', "-ffile-prefix-map=" + str(work) + "=/build",
-           "-x", "c"]
-    cmd += [str(PYGUEST / f) for f in pg.DRIVER_SOURCES]
-    cmd += [str(stage / "data_inittab.c"), *(str(HERE / f) for f in DATA_C), "-x", "none"]
-    cmd += [f"@{rsp}", str(libpython), *modlibs, *pg.WASI_LIBS, "-lm"]
+    cmd = [str(pg.zig()), "c++", "-target", "wasm32-wasi", f"@{rsp}", str(libpython), *modlibs, *pg.WASI_LIBS, "-lm"]
     cmd += ["-mexec-model=reactor", f"-Wl,-z,stack-size={pg.C_STACK_BYTES}", "-Wl,--strip-debug", "-Wl,--fatal-warnings",
             "-o", str(tmp)]
     log(f"linking the data guest ({len(mods)} extension modules)")
     output = pg._run(cmd, "linking the data guest", env=pg._env(SOURCE_DATE_EPOCH=pg.SOURCE_DATE_EPOCH))
+    # wasm-ld's warnings are errors here (zig does not pass
+    # --fatal-warnings on): a function signature mismatch between two
+    # modules is a call that traps at run time.
+    if "warning:" in output:
+        raise BuildError("linking the data guest: wasm-ld warned:\n" + output.strip())
     if output.strip():
         log(output.strip())
     pg._write_atomic(out, tmp.read_bytes())
