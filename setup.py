@@ -270,17 +270,21 @@ def snapshot_cached(out: Path, tmp: Path, snapshot: Callable[[Path], None], cach
 
 def build_python_data_guest(pkg: Path, tmp: Path, snapshot: Callable[[Path], None]) -> str:
     """Build the Python data guest (numpy and pandas, guests/python/data/)
-    when $AMLA_SANDBOX_DATA is 1; otherwise remove a previous one. Returns
+    when $AMLA_SANDBOX_DATA is 1 (numpy alone when it is "numpy");
+    otherwise remove a previous one. Returns
     the licence notice of the code it adds to the Python guest.
 
     Opt-in: it takes about twenty minutes on two cores from clean (cached by
     input hash in the user cache directory like the Python guest), so the
     default build neither builds nor waits for it."""
     target = pkg / PY_DATA_WASM_NAME
-    if os.environ.get("AMLA_SANDBOX_DATA", "") not in ("1", "true", "yes"):
+    choice = os.environ.get("AMLA_SANDBOX_DATA", "").strip().lower()
+    if choice in ("", "0", "false", "no"):
         if target.exists():
             target.unlink()
         return ""
+    if choice not in ("1", "true", "yes", "numpy"):
+        raise RuntimeError(f"AMLA_SANDBOX_DATA={choice!r}: use 1 (numpy and pandas) or numpy (numpy alone)")
     script = ROOT / "guests" / "python" / "data" / "build_data.py"
     if not script.is_file():
         raise RuntimeError(f"AMLA_SANDBOX_DATA=1 but this source tree has no {script}")
@@ -293,7 +297,7 @@ def build_python_data_guest(pkg: Path, tmp: Path, snapshot: Callable[[Path], Non
     work = ROOT / "build" / "pyguest"
     work.mkdir(parents=True, exist_ok=True)
     out = tmp / PY_DATA_WASM_NAME
-    notice = mod.build_data(out, work)
+    notice = mod.build_data(out, work, with_pandas=choice != "numpy")
     snapshot_cached(out, tmp, snapshot, mod.pg.user_cache_dir(), "python-data-guest-snapshot")
     _install(out, target)
     return notice

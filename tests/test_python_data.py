@@ -32,6 +32,15 @@ def sb():
         yield s
 
 
+@pytest.fixture(scope="module")
+def pd_sb(sb: Sandbox) -> Sandbox:
+    """The data sandbox, where its guest has pandas (AMLA_SANDBOX_DATA=numpy
+    builds numpy alone)."""
+    if sb.python("import sys\nprint('pandas._libs.lib' in sys.builtin_module_names)") != "True\n":
+        pytest.skip("this data guest was built without pandas (AMLA_SANDBOX_DATA=numpy)")
+    return sb
+
+
 # -- without the data guest ---------------------------------------------------------
 
 
@@ -130,7 +139,8 @@ def test_numpy_random_is_reseeded_every_run(sb: Sandbox) -> None:
 
 
 @needs_data
-def test_pandas_groupby_pivot_merge_rolling_describe(sb: Sandbox) -> None:
+def test_pandas_groupby_pivot_merge_rolling_describe(pd_sb: Sandbox) -> None:
+    sb = pd_sb
     out = sb.python(
         """
 import pandas as pd
@@ -155,7 +165,8 @@ print(d["count"], d["mean"], d["max"])
 
 
 @needs_data
-def test_pandas_tz_aware_date_range(sb: Sandbox) -> None:
+def test_pandas_tz_aware_date_range(pd_sb: Sandbox) -> None:
+    sb = pd_sb
     out = sb.python(
         """
 import pandas as pd
@@ -172,7 +183,8 @@ print(r.tz_convert("America/New_York")[0].isoformat())
 
 
 @needs_data
-def test_read_csv_of_a_file_the_shell_wrote(sb: Sandbox) -> None:
+def test_read_csv_of_a_file_the_shell_wrote(pd_sb: Sandbox) -> None:
+    sb = pd_sb
     sb.shell("printf 'day,city,temp\\n2024-01-01,Oslo,-3.5\\n2024-01-02,Oslo,-1\\n2024-01-01,Rome,9\\n' > /workspace/t.csv")
     out = sb.python(
         """
@@ -188,7 +200,8 @@ print(df["day"].dt.day.tolist())
 
 
 @needs_data
-def test_a_dataframe_returned_as_json(sb: Sandbox) -> None:
+def test_a_dataframe_returned_as_json(pd_sb: Sandbox) -> None:
+    sb = pd_sb
     sb.python(
         """
 import json

@@ -306,18 +306,23 @@ def meson_build(name: str, src: Path, d: Path, meson: list[str], options: tuple[
     wrapper's directory comes first."""
     if (d / ".done").is_file():
         return d
-    if d.exists():
+    # An interrupted compile of the same inputs (d's name is their key)
+    # resumes: ninja rebuilds only what is missing or out of date.
+    configured = (d / "b" / "build.ninja").is_file() and (d / ".configured").is_file()
+    if d.exists() and not configured:
         shutil.rmtree(d)
-    d.mkdir(parents=True)
+    d.mkdir(parents=True, exist_ok=True)
     env = pg._env(PYTHONPATH=os.pathsep.join(map(str, (tools_dir, *extra_path))), PATH=os.pathsep.join((str(t["cython"].parent), str(t["ninja"].parent), os.environ.get("PATH", ""))),
                   NINJA=str(t["ninja"]))
     for var in ("CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "CPPFLAGS"):
         env.pop(var, None)
-    log(f"configuring {name} for wasm32-wasi")
     started = time.monotonic()
-    pg._run([*meson, "setup", "--cross-file", str(cross), f"--prefix={INSTALL_ROOT}", "-Dbuildtype=release",
-             "-Db_ndebug=true", f"-Dpython.purelibdir={SITE}", f"-Dpython.platlibdir={SITE}", *options, str(d / "b"), str(src)],
-            f"configuring {name}", env=env, log_file=d / "setup.log")
+    if not configured:
+        log(f"configuring {name} for wasm32-wasi")
+        pg._run([*meson, "setup", "--cross-file", str(cross), f"--prefix={INSTALL_ROOT}", "-Dbuildtype=release",
+                 "-Db_ndebug=true", f"-Dpython.purelibdir={SITE}", f"-Dpython.platlibdir={SITE}", *options, str(d / "b"), str(src)],
+                f"configuring {name}", env=env, log_file=d / "setup.log")
+        (d / ".configured").write_text("")
     log(f"compiling {name} for wasm32-wasi")
     pg._run([str(t["ninja"]), "-C", str(d / "b"), "-j", pg._jobs()], f"compiling {name}", env=env, log_file=d / "ninja.log")
     installed = pg._run([*meson, "introspect", "--installed", str(d / "b")], f"listing what {name} installs", env=env)
@@ -328,19 +333,27 @@ def meson_build(name: str, src: Path, d: Path, meson: list[str], options: tuple[
 
 
 def numpy_headers(numpy_src: Path, nb: Path, dest: Path) -> Path:
-    """The wasm32 numpy's include directory (sources plus generated
-    headers), and a stand-in numpy package whose get_include() names it:
-    pandas' meson.build asks numpy for it, and the wasm build's headers
-    differ from a native numpy's (NPY_SIZEOF_LONG is 4)."""
+    """The wasm32 numpy's include directory as numpy installs it (its
+    headers and the generated ones: meson's installed list), and a
+    stand-in numpy package whose get_include() names it and which holds
+    numpy's Cython declarations: pandas' meson.build and Cython ask numpy
+    for both, and the wasm build's headers differ from a native numpy's
+    (NPY_SIZEOF_LONG is 4)."""
     inc = dest / "include"
     if inc.exists():
         shutil.rmtree(inc)
-    shutil.copytree(numpy_src / "numpy" / "_core" / "include", inc)
-    gen = nb / "b" / "numpy" / "_core" / "include"
-    for f in gen.rglob("*.h"):
-        target = inc / f.relative_to(gen)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(f, target)
+    prefix = SITE + "/numpy/_core/include/"
+    for built, installed in json.loads((nb / "installed.json").read_text()).items():
+        if not installed.startswith(prefix):
+            continue
+        target = inc / installed[len(prefix):]
+        if os.path.isdir(built):
+            shutil.copytree(built, target, dirs_exist_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(built, target)
+    if not (inc / "numpy" / "_numpyconfig.h").is_file():
+        raise BuildError(f"numpy's build in {nb} installs no numpy/_numpyconfig.h")
     pkg = dest / "stand-in" / "numpy"
     if pkg.exists():
         shutil.rmtree(pkg)
