@@ -416,21 +416,31 @@ def collect(d: Path, site: Path) -> list[Module]:
     return mods
 
 
-# Modules compiled again with functions renamed, as (module, source whose
-# functions are renamed). numpy.random.mtrand links its own copy of
-# distributions.c built with NP_RANDOM_LEGACY, where RAND_INT_TYPE is a C
-# long (32 bits on wasm32); libnpyrandom, which numpy.random._generator
-# uses, has the same functions with 64-bit integers. Each is a separate
-# shared library natively; in one program the names must differ, or
-# Generator.multinomial calls the legacy function and traps.
-RENAMED = (("numpy.random.mtrand", "numpy/random/src/distributions/distributions.c"),)
+# Modules compiled again with functions renamed, as (module, source file
+# whose functions are renamed, relative to its package's sdist).
+# numpy.random.mtrand links its own copy of distributions.c built with
+# NP_RANDOM_LEGACY, where RAND_INT_TYPE is a C long (32 bits on wasm32);
+# libnpyrandom, which numpy.random._generator uses, has the same functions
+# with 64-bit integers. pandas._libs.pandas_datetime carries its own copy of
+# numpy's datetime helpers (is_leapyear, get_datetimestruct_days, ...),
+# which numpy's _multiarray_umath also defines. Each is a separate shared
+# library natively; in one program the names must differ, or a call reaches
+# the other copy (Generator.multinomial traps).
+RENAMED = (
+    ("numpy.random.mtrand", "numpy/random/src/distributions/distributions.c"),
+    ("pandas._libs.pandas_datetime", "pandas/_libs/src/vendored/numpy/datetime/np_datetime.c"),
+)
+C_KEYWORDS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "__attribute__", "defined"})
 
 
 def defined_functions(c_file: Path) -> list[str]:
-    """The external functions a C file defines (those not static)."""
-    text = c_file.read_text()
-    found = re.finditer(r"^(?!static\b)(?:[A-Za-z_]\w*[ \t*]+)+\**(\w+)\s*\(", text, re.M)
-    return sorted({m.group(1) for m in found})
+    """The functions a C file defines: a name followed by its parameters,
+    at the start of a line or after its return type (static ones too,
+    which renaming leaves as they are)."""
+    text = c_file.read_text(errors="replace")
+    names = {m.group(1) for m in re.finditer(r"^(?!static\b)(?:[A-Za-z_]\w*[ \t*]+)+\**(\w+)\s*\(", text, re.M)}
+    names |= {m.group(1) for m in re.finditer(r"^(\w+)\s*\(", text, re.M)}
+    return sorted(names - C_KEYWORDS)
 
 
 def rename_module(d: Path, src: Path, mod: Module, source: str) -> None:
@@ -555,9 +565,10 @@ def build_data(out_wasm: Path, work_dir: Path, with_pandas: bool = True) -> str:
     site.mkdir(parents=True)
     mods = collect(nb, site) + (collect(pb, site) if pb is not None else [])
     for name, source in RENAMED:
+        d, root = (nb, numpy_src) if name.startswith("numpy.") else (pb, pandas_src)
         for m in mods:
-            if m.dotted == name:
-                rename_module(nb, numpy_src, m, source)
+            if m.dotted == name and d is not None:
+                rename_module(d, root, m, source)
     unpack_wheels(site)
     inittab_c(mods, stage / "data_inittab.c")
     arc = data_archive(src, work, python, wasi, site, stage)
