@@ -493,18 +493,38 @@ def unpack_wheels(site: Path) -> None:
                 z.extract(m, site)
 
 
-def licence_notice(work: Path, numpy_src: Path, pandas_src: Path, site: Path) -> str:
-    parts = [
-        (f"numpy {NUMPY_VERSION} (the data guest)", (numpy_src / "LICENSE.txt").read_text(errors="replace").strip()),
-        (f"pandas {PANDAS_VERSION} (the data guest)", (pandas_src / "LICENSE").read_text(errors="replace").strip()),
-    ]
+# numpy's licence files of code compiled into the module (its SIMD
+# libraries, SVML and the x86 sorts are turned off; tempita and meson only
+# run during the build).
+NUMPY_LICENCES = ("LICENSE.txt", "numpy/random/LICENSE.md", "numpy/random/src/*/LICENSE.md",
+                  "numpy/linalg/lapack_lite/LICENSE.txt", "numpy/_core/src/multiarray/dragon4_LICENSE.txt",
+                  "numpy/_core/include/numpy/libdivide/LICENSE.txt", "numpy/ma/LICENSE", "numpy/fft/pocketfft/LICENSE.md")
+
+
+def licence_notice(numpy_src: Path, pandas_src: Path | None) -> str:
+    """The licences of what the data guest adds to the Python guest, as the
+    packages state them: numpy's and its bundled code's, pandas' and its
+    vendored code's (LICENSES/), and the three wheels'."""
+    parts = []
+    for pattern in NUMPY_LICENCES:
+        files = sorted(numpy_src.glob(pattern))
+        if not files:
+            raise BuildError(f"numpy {NUMPY_VERSION}: no {pattern}")
+        for f in files:
+            what = "" if f.name == "LICENSE.txt" and f.parent == numpy_src else f" ({f.relative_to(numpy_src)})"
+            parts.append((f"numpy {NUMPY_VERSION}{what}, the data guest", f.read_text(errors="replace").strip()))
+    if pandas_src is not None:
+        parts.append((f"pandas {PANDAS_VERSION}, the data guest", (pandas_src / "LICENSE").read_text(errors="replace").strip()))
+        for f in sorted((pandas_src / "LICENSES").iterdir()):
+            parts.append((f"pandas {PANDAS_VERSION} (LICENSES/{f.name}), the data guest", f.read_text(errors="replace").strip()))
     for w in WHEELS:
         with zipfile.ZipFile(fetch(w)) as z:
-            names = sorted(n for n in z.namelist() if ".dist-info/" in n and Path(n).name.upper().startswith(("LICENSE", "LICENCE", "COPYING")))
+            names = sorted(n for n in z.namelist()
+                           if ".dist-info/" in n and Path(n).name.upper().startswith(("LICENSE", "LICENCE", "COPYING")))
             if not names:
                 raise BuildError(f"{w.filename}: no licence file")
             text = "\n\n".join(z.read(n).decode(errors="replace").strip() for n in names)
-        parts.append((f"{w.name} ({w.filename}, the data guest)", text))
+        parts.append((f"{w.name} ({w.filename}), the data guest", text))
     return "\n".join(f"{'=' * 78}\n{name}\n{text}\n" for name, text in parts)
 
 
@@ -573,7 +593,7 @@ def build_data(out_wasm: Path, work_dir: Path, with_pandas: bool = True) -> str:
     inittab_c(mods, stage / "data_inittab.c")
     arc = data_archive(src, work, python, wasi, site, stage)
     link(out_wasm, work, wasi, src, arc, tools, mods, stage)
-    notice = licence_notice(work, numpy_src, pandas_src, site)
+    notice = licence_notice(numpy_src, pandas_src if with_pandas else None)
     log(f"built {out_wasm} ({out_wasm.stat().st_size:,} bytes) in {time.monotonic() - started:.0f} s")
     try:
         pg._write_atomic(cached_notice, notice.encode())
