@@ -4,6 +4,8 @@
   amla_sandbox/amla_sandbox.wasm          the shell guest (Go, GOOS=wasip1)
   amla_sandbox/amla_js.wasm               the JavaScript guest (QuickJS-NG, C), built from guests/js/
   amla_sandbox/amla_python.wasm           the Python guest (CPython 3.13, C), built from guests/python/
+  amla_sandbox/amla_python_data.wasm      the same with numpy and pandas, from guests/python/data/,
+                                          only with AMLA_SANDBOX_DATA=1 (docs/python.md)
   amla_sandbox/_core/_pycore.*.so         the host kernel (Go, cgo), bound to Python by gopy
   amla_sandbox/THIRD_PARTY_LICENSES.txt   licences of the Go modules linked into the above
   amla_sandbox/precompiled/*.cwasm        the guests compiled for the platform's baseline CPU,
@@ -49,6 +51,7 @@ CORE_PKG = "./gocore/pycore"
 WASM_NAME = "amla_sandbox.wasm"
 JS_WASM_NAME = "amla_js.wasm"
 PY_WASM_NAME = "amla_python.wasm"
+PY_DATA_WASM_NAME = "amla_python_data.wasm"
 LICENSES_NAME = "THIRD_PARTY_LICENSES.txt"
 MAIN_MODULE = "amlasandbox"
 # The Go sources a build needs; copied into the temporary build directory.
@@ -241,6 +244,65 @@ def build_js_guest(pkg: Path, tmp: Path, snapshot: Callable[[Path], None]) -> st
     return _quickjs_notice(work)
 
 
+def snapshot_cached(out: Path, tmp: Path, snapshot: Callable[[Path], None], cache: Path, prefix: str) -> None:
+    """Snapshot the guest module out in place, through a cache.
+
+    Snapshotting takes seconds and gives different bytes each time (the
+    set-up's random state), which would also make the shipped artifact's
+    compilation (tens of seconds) miss its cache: the snapshot is cached
+    under the hashes of the guest and of the snapshot tool."""
+    tool = tmp / "bin" / "amla-snapshot"
+    key = hashlib.sha256(hashlib.sha256(out.read_bytes()).digest() + hashlib.sha256(tool.read_bytes()).digest())
+    cached = cache / f"{prefix}-{key.hexdigest()[:20]}.wasm"
+    if cached.is_file():
+        log(f"using the cached snapshot {cached}")
+        shutil.copyfile(cached, out)
+        return
+    snapshot(out)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        _install(out, cached)
+        for old in sorted(cached.parent.glob(f"{prefix}-*.wasm"), key=lambda p: p.stat().st_mtime)[:-3]:
+            old.unlink()
+    except OSError as e:
+        log(f"could not cache the snapshot in {cached.parent}: {e}")
+
+
+def build_python_data_guest(pkg: Path, tmp: Path, snapshot: Callable[[Path], None]) -> str:
+    """Build the Python data guest (numpy and pandas, guests/python/data/)
+    when $AMLA_SANDBOX_DATA is 1 (numpy alone when it is "numpy");
+    otherwise remove a previous one. Returns
+    the licence notice of the code it adds to the Python guest.
+
+    Opt-in: it takes about twenty minutes on two cores from clean (cached by
+    input hash in the user cache directory like the Python guest), so the
+    default build neither builds nor waits for it."""
+    target = pkg / PY_DATA_WASM_NAME
+    choice = os.environ.get("AMLA_SANDBOX_DATA", "").strip().lower()
+    if choice in ("", "0", "false", "no"):
+        if target.exists():
+            target.unlink()
+        return ""
+    if choice not in ("1", "true", "yes", "numpy"):
+        raise RuntimeError(f"AMLA_SANDBOX_DATA={choice!r}: use 1 (numpy and pandas) or numpy (numpy alone)")
+    script = ROOT / "guests" / "python" / "data" / "build_data.py"
+    if not script.is_file():
+        raise RuntimeError(f"AMLA_SANDBOX_DATA=1 but this source tree has no {script}")
+    spec = importlib.util.spec_from_file_location("amla_pydata_build", script)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {script}")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    work = ROOT / "build" / "pyguest"
+    work.mkdir(parents=True, exist_ok=True)
+    out = tmp / PY_DATA_WASM_NAME
+    notice = mod.build_data(out, work, with_pandas=choice != "numpy")
+    snapshot_cached(out, tmp, snapshot, mod.pg.user_cache_dir(), "python-data-guest-snapshot")
+    _install(out, target)
+    return notice
+
+
 def build_python_guest(pkg: Path, tmp: Path, snapshot: Callable[[Path], None]) -> str:
     """Build guests/python/ (CPython for wasm32-wasi) when that part of the
     tree exists. Returns the licence notice of the code compiled into it.
@@ -264,25 +326,7 @@ def build_python_guest(pkg: Path, tmp: Path, snapshot: Callable[[Path], None]) -
     work.mkdir(parents=True, exist_ok=True)
     out = tmp / PY_WASM_NAME
     notice = mod.build(out, work)
-    # Snapshotting takes seconds and gives different bytes each time (the
-    # set-up's random state), which would also make the shipped artifact's
-    # compilation (tens of seconds) miss its cache: the snapshot is cached
-    # under the hashes of the guest and of the snapshot tool.
-    tool = tmp / "bin" / "amla-snapshot"
-    key = hashlib.sha256(hashlib.sha256(out.read_bytes()).digest() + hashlib.sha256(tool.read_bytes()).digest())
-    cached = mod.user_cache_dir() / f"python-guest-snapshot-{key.hexdigest()[:20]}.wasm"
-    if cached.is_file():
-        log(f"using the cached snapshot {cached}")
-        shutil.copyfile(cached, out)
-    else:
-        snapshot(out)
-        try:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            _install(out, cached)
-            for old in sorted(cached.parent.glob("python-guest-snapshot-*.wasm"), key=lambda p: p.stat().st_mtime)[:-3]:
-                old.unlink()
-        except OSError as e:
-            log(f"could not cache the snapshot in {cached.parent}: {e}")
+    snapshot_cached(out, tmp, snapshot, mod.user_cache_dir(), "python-guest-snapshot")
     _install(out, pkg / PY_WASM_NAME)
     global PY_ARTIFACT_CACHE
     PY_ARTIFACT_CACHE = mod.user_cache_dir() / "precompiled"
@@ -363,11 +407,12 @@ here = Path(_wasm.__file__).resolve().parent
 # The Python guest's artifact is kept in a cache (argv[2], "" for none):
 # its name is its key (the guest's digest, wasmtime's version, the platform).
 cache = Path(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] else None
-for name in (_wasm.WASM_FILENAME, _wasm.JS_WASM_FILENAME, _wasm.PY_WASM_FILENAME):
+for name in (_wasm.WASM_FILENAME, _wasm.JS_WASM_FILENAME, _wasm.PY_WASM_FILENAME, _wasm.PY_DATA_WASM_FILENAME):
     guest = here / name
     if guest.is_file():
         target = out / _core.cache_file_name(str(guest))
-        hit = cache / target.name if cache is not None and name == _wasm.PY_WASM_FILENAME else None
+        python = (_wasm.PY_WASM_FILENAME, _wasm.PY_DATA_WASM_FILENAME)
+        hit = cache / target.name if cache is not None and name in python else None
         if hit is not None and hit.is_file():
             shutil.copyfile(hit, target)
             print(json.dumps({"guest": name, "artifact": target.name, "cached": str(hit)}), flush=True)
@@ -455,6 +500,7 @@ def build_go(dest: Path, precompile: bool = False, inplace: bool = False) -> Non
                 raise
             log(f"WARNING: the Python guest did not build, keeping the previous one: {e}")
             py_notice = ""
+        py_notice += build_python_data_guest(pkg, tmp, snapshot)
 
         notices = _module_licenses(
             go, src, env, [("./_gopy", {"CGO_ENABLED": "1"}), (GUEST_PKG, {"GOOS": "wasip1", "GOARCH": "wasm", "CGO_ENABLED": "0"})]

@@ -170,6 +170,11 @@ class Sandbox:
     # files, package directories, .py modules or directories of them,
     # mounted read-only; a package with compiled extensions is refused.
     python_packages: list[str | Path] | None = None
+    # Run Python in the data guest, which has numpy and pandas built in and
+    # imported in its snapshot (docs/python.md, "numpy and pandas"); it is
+    # built only on request, so it may be missing (FileNotFoundError says
+    # how to get it).
+    python_data: bool = False
     # The key snapshots, journals and approval tokens are authenticated
     # with (HMAC-SHA-256): bytes or text of at least 16 bytes; None:
     # $AMLA_SANDBOX_DURABLE_KEY, else this machine's key in the cache
@@ -196,6 +201,8 @@ class Sandbox:
         _durable.check_record(self.record)
         if not isinstance(self.keep_state, bool):
             raise TypeError(f"keep_state must be True or False, got {self.keep_state!r}")
+        if not isinstance(self.python_data, bool):
+            raise TypeError(f"python_data must be True or False, got {self.python_data!r}")
         if self.approval_handler is not None and not callable(self.approval_handler):
             raise TypeError(f"approval_handler must be callable, got {type(self.approval_handler).__name__}")
         self._init_args = _init_args(self)
@@ -287,6 +294,7 @@ class Sandbox:
                 durable_key=self._durable_key,
                 # Traces tell MCP servers' calls from Python tools' by method.
                 mcp_methods=frozenset(d.method for d in self._mcp.definitions) if self._mcp is not None else frozenset(),
+                python_data=self.python_data,
             )
         )
 

@@ -63,6 +63,8 @@ class RuntimeConfig:
     network: dict[str, Any] | None = None
     # Keep each language's interpreter state between runs (docs/sessions.md).
     keep_state: bool = False
+    # Run Python in the data guest, with numpy and pandas (docs/python.md).
+    python_data: bool = False
     # What durable runs do (record, replay, approval): a DurableStrategy
     # (amla_sandbox.runtime.driver; Sandbox passes amla_sandbox.durable's
     # Durability). None: plain runs, which can neither record nor replay.

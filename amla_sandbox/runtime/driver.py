@@ -249,6 +249,12 @@ class Runtime:
         # The Python guest is optional here: a run in Python says it is
         # missing (start()), the other languages do not need it.
         py_wasm = _wasm.get_py_wasm_path()
+        if config.python_data:
+            py_wasm = _wasm.get_py_data_wasm_path()
+            if not py_wasm.is_file():
+                raise FileNotFoundError(
+                    f"python_data=True: this installation has no Python data guest ({py_wasm}); {_wasm.PY_DATA_HOW}"
+                )
         self._py_wasm = py_wasm if py_wasm.is_file() else None
         if not config.trusted_authorities:
             raise RuntimeError(

@@ -150,6 +150,11 @@ static int run_bootstrap(void)
     return 0;
 }
 
+/* The data guest's extension modules (numpy, pandas): data/build_data.py
+ * generates this function, which registers each under its dotted name. The
+ * Python guest does not define it. */
+int amla_data_inittab(void) __attribute__((weak));
+
 /* amla_init starts CPython and imports the prelude. It reads no input and
  * may be called once; later calls do nothing. 0 on success. */
 EXPORT("amla_init") int32_t amla_init(void)
@@ -158,6 +163,8 @@ EXPORT("amla_init") int32_t amla_init(void)
         return 0;
     if (PyImport_AppendInittab("_amla", amla_hostmod_init) < 0)
         return init_failed("registering _amla", NULL);
+    if (amla_data_inittab && amla_data_inittab() < 0)
+        return init_failed("registering the data modules", NULL);
     amla_oom_install();
     amla_install_arenas();
     PyConfig config;

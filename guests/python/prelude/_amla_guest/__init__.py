@@ -77,6 +77,15 @@ import urllib.request  # noqa: E402,F401
 # how the guest encodes tool calls, requests and results.
 _json_dumps, _json_loads = json.dumps, json.loads
 
+# Called at the start of every run that does not continue a session, after
+# random.seed(): state a snapshot would otherwise repeat in every run.
+reseeds: list = []
+
+# The data guest (guests/python/data/) has numpy and pandas built in: they
+# are imported now, so that a run finds them in the snapshot.
+if "numpy._core._multiarray_umath" in sys.builtin_module_names:
+    import _amla_data  # noqa: E402,F401
+
 builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
 builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
 
@@ -142,6 +151,8 @@ def _run(inp: dict) -> int:
     _runs += 1
     if not continuing:
         random.seed()
+        for reseed in reseeds:
+            reseed()
     script.keep_loop = bool(inp.get("keep_state"))
     if script.keep_loop:
         loop.session_loop()

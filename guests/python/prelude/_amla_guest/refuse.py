@@ -34,6 +34,12 @@ NO_PROCESSES = 'the sandbox runs no other processes; use shell("command") to run
 NO_THREADS = "the sandbox has no threads; use asyncio (tool calls awaited together run concurrently)"
 NO_NATIVE = ("the sandbox cannot load native code; use pure-Python modules "
              "(Sandbox(python_packages=...) adds them) or the tools it provides (list_tools())")
+NO_DATA = ("numpy and pandas run in the Python data guest: create the sandbox with Sandbox(python_data=True), "
+           "on an installation built with it (AMLA_SANDBOX_DATA=1 pip install --no-binary amla-sandbox amla-sandbox; "
+           "docs/python.md, \"numpy and pandas\")")
+# Packages only the data guest has (guests/python/data/), each with one of
+# its extension modules, built in where the package is.
+DATA_PACKAGES = {"numpy": "numpy._core._multiarray_umath", "pandas": "pandas._libs.lib"}
 
 
 def _no_process(*args, **kwargs):
@@ -143,6 +149,19 @@ class _Refusals:
         return None
 
 
+class _NoDataGuest:
+    """Last on the meta path: numpy and pandas, where they are not built in
+    and nothing else provides them, fail saying how to get them."""
+
+    def __init__(self, missing: frozenset) -> None:
+        self._missing = missing
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.partition(".")[0] in self._missing:
+            raise ModuleNotFoundError(f"No module named {fullname!r}: {NO_DATA}", name=fullname)
+        return None
+
+
 def install() -> None:
     subprocess.Popen = _Popen  # type: ignore[misc]
     os.system = _no_process  # type: ignore[assignment]
@@ -168,3 +187,6 @@ def install() -> None:
         if name in sys.modules:
             _Refusals.PATCHED[name](sys.modules[name])
     sys.meta_path.insert(0, _Refusals())
+    missing = frozenset(p for p, marker in DATA_PACKAGES.items() if marker not in sys.builtin_module_names)
+    if missing:
+        sys.meta_path.append(_NoDataGuest(missing))
