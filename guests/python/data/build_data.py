@@ -653,7 +653,7 @@ def link(out: Path, work: Path, wasi: Path, src: Path, archive_bin: Path, tools:
     # zig caches compilations by their inputs, which do not include the file
     # stdlib.c embeds (.incbin): its hash in a definition makes a new
     # archive a new compilation.
-    cflags = [*pg.DRIVER_CFLAGS, f"-I{wasi}", f"-I{src / 'Include'}", f"-I{PYGUEST}", f'-DAMLA_ARCHIVE="{archive_bin}"',
+    cflags = [*pg.DRIVER_CFLAGS, f"-I{wasi}", f"-I{src / 'Include'}", f"-I{PYGUEST}", f"-I{pg.SHARED_INCLUDE}", f'-DAMLA_ARCHIVE="{archive_bin}"',
               f"-DAMLA_ARCHIVE_SHA256={pg._sha256_file(archive_bin)}"]
     own = [PYGUEST / f for f in pg.DRIVER_SOURCES] + [stage / "data_inittab.c"] + [HERE / f for f in DATA_C]
     own_objects = []
