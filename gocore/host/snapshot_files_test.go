@@ -267,7 +267,7 @@ func TestRestoreHostileSnapshots(t *testing.T) {
 		{"path traversal", base().File("workspace/../../../etc/x", 0o644, 1, 0, []byte("x")).Done(nil), 0, `component ".."`},
 		{"absolute path", base().File("/etc/passwd", 0o644, 1, 0, []byte("x")).Done(nil), 0, "absolute path"},
 		{"outside the sandbox dirs", newSnap().Dir("etc", 0o755).Done(nil), 0, "outside /tmp and /workspace"},
-		{"symlink record", base().Raw(4).Done(nil), 0, "unknown record type 4"},
+		{"symlink record", base().Raw(9).Done(nil), 0, "unknown record type 9"},
 		{"device file bits", base().File("workspace/dev", 0o20644, 0, 0, nil).Done(nil), 0, "has mode"},
 		{"setuid", base().File("workspace/s", 0o4755, 0, 0, nil).Done(nil), 0, "has mode"},
 		{"NUL in a name", base().File("workspace/a\x00b", 0o644, 0, 0, nil).Done(nil), 0, "NUL"},

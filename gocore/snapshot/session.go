@@ -162,6 +162,9 @@ func readSession(r *durable.Reader) (Session, error) {
 		return s, err
 	}
 	what := "the " + s.Language + " session's "
+	if s.Language == "" {
+		what = "a session's "
+	}
 	guest, err := r.Bytes(32, what+"guest digest")
 	if err != nil {
 		return s, err
