@@ -1,4 +1,4 @@
-"""Capabilities: which tool calls a sandbox may make (API.md §2).
+"""Capabilities: which tool calls a sandbox may make (docs/capabilities.md).
 
 A :class:`ToolCallCap` (0.2.8's name; :class:`MethodCapability` is 0.1.7's,
 a subclass differing only in its ``cap:method:`` key format) grants the

@@ -1,4 +1,4 @@
-"""The mapping ``get_call_counts()`` returns (API-0.2.md D4)."""
+"""The mapping ``get_call_counts()`` returns (docs/compatibility.md, D4)."""
 
 from __future__ import annotations
 

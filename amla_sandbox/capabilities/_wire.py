@@ -25,7 +25,7 @@ def dumps(value: Any) -> str:
 
 def params_json(params: Any) -> str:
     """A call's params as the core's checks read them."""
-    # Params that are not a dict have no parameters at all (§2.2.1), so
+    # Params that are not a dict have no parameters at all (docs/capabilities.md, "Constraints"), so
     # their content never needs to cross.
     if not isinstance(params, dict):
         return "null"

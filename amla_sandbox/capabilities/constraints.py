@@ -1,4 +1,4 @@
-"""Parameter constraints (API.md §2.2–2.4).
+"""Parameter constraints (docs/capabilities.md, "Constraints").
 
 The classes hold data and add Python syntax (``Param("amount") <= 1000``);
 evaluation and subsumption are done by the Go core, which reproduces
@@ -79,7 +79,7 @@ def raise_result(text: str) -> None:
 
 
 def constraint_to_dict(c: Any) -> dict[str, Any]:
-    """Constraint → dict (the to_dict form of §2.6)."""
+    """Constraint → dict (the to_dict form of docs/capabilities.md, "Constraints")."""
     if not isinstance(c, Constraint):
         raise TypeError(f"Expected Constraint, got {type(c)}")
     d: dict[str, Any] = {"type": c.type}

@@ -166,7 +166,7 @@ def _parameter_names(func: Callable[..., Any]) -> list[str] | None:
 
 
 def _top_level_param(path: str) -> str:
-    # Constraint paths walk into nested values with "/" (API.md §2.2.1).
+    # Constraint paths walk into nested values with "/" (docs/capabilities.md, "Constraints").
     return path.removeprefix("/").split("/", 1)[0]
 
 

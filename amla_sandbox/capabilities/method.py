@@ -1,4 +1,4 @@
-"""Method capabilities, as amla-sandbox 0.1.7 named them (API.md §2.5–2.6).
+"""Method capabilities, as amla-sandbox 0.1.7 named them (docs/capabilities.md, "`ToolCallCap` and `MethodCapability`").
 
 :class:`MethodCapability` is :class:`~amla_sandbox.capabilities.tool_call.ToolCallCap`
 with 0.1.7's key format, ``cap:method:<pattern>``. The exceptions are the

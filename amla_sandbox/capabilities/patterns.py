@@ -1,4 +1,4 @@
-"""Method-name patterns (API.md §2.1).
+"""Method-name patterns (docs/capabilities.md, "Patterns").
 
 Methods and patterns are split on ``/`` only; ``**`` (a whole segment)
 matches zero or more segments, ``*`` exactly one, anything else itself.

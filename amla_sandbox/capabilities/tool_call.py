@@ -1,4 +1,4 @@
-"""Tool-call capabilities (API.md §2.5–2.6, API-0.2.md D1–D4): a pattern,
+"""Tool-call capabilities (docs/capabilities.md, "`ToolCallCap` and `MethodCapability`"; docs/compatibility.md, D1-D4): a pattern,
 constraints and a call budget. Checks are done by the Go core.
 
 :class:`ToolCallCap` is the class of amla-sandbox 0.2.8 and the one the

@@ -162,9 +162,9 @@ class SandboxServer:
         """The sessions' handler for the configured Python tools. A plain
         function runs on a worker thread: on the server's event loop it
         would stall every session (and their output) while it runs."""
-        func = self.tool_map.get(name.removeprefix("mcp:"))
-        if func is None:
-            raise ValueError(f"Unknown tool: {name!r}")
+        from ..tools.handlers import FunctionHandler
+
+        func = FunctionHandler(self.tool_map, unknown="Unknown tool: {method!r}").lookup(name)
         if not isinstance(params, dict):
             raise TypeError(f"{name} takes one object argument (its parameters), got {type(params).__name__}")
         if inspect.iscoroutinefunction(func):

@@ -41,9 +41,8 @@ __all__ = [
     "shipped_dir",
 ]
 
-# Seconds of compiling per MB of guest, measured on a 2-core x86_64 machine
-# (26.5 MB guest: 18.6 s to 47.5 s under load). Only used to tell the user
-# what to expect.
+# Seconds of compiling per MB of guest, the range docs/install.md ("The
+# module cache") gives. Only used to tell the user what to expect.
 _COMPILE_S_PER_MB = (0.7, 1.8)
 
 

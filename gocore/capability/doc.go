@@ -1,9 +1,9 @@
 // Package capability decides whether a tool call is allowed: method-name
 // patterns, parameter constraints, constraint sets, method capabilities and
-// the per-sandbox Policy with its call budgets (API.md §2).
+// the per-sandbox Policy with its call budgets (docs/capabilities.md).
 //
 // One capability type serves both versions of the Python API
-// (API-0.2.md D1-D4): its Kind says whether Python built a MethodCapability
+// (docs/compatibility.md, D1-D4): its Kind says whether Python built a MethodCapability
 // (0.1.7, keys "cap:method:<pattern>") or a ToolCallCap (0.2.8, keys
 // "cap:tool-call:<pattern>"). Budgets are per pattern; each is reported
 // under the key of the capability that set it and found by a key in either

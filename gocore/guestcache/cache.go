@@ -7,7 +7,7 @@ package guestcache
 // the artifact's name (its cache key), keeps the cache small, and makes
 // sure that several processes needing the same artifact compile it once.
 //
-// Key (API.md 12.4): "<sha256(wasm)[:16]>-wt<wasmtime version>-<platform>-<machine>.cwasm",
+// Key (docs/install.md, "The module cache"): "<sha256(wasm)[:16]>-wt<wasmtime version>-<platform>-<machine>.cwasm",
 // platform and machine spelled as Python's sys.platform and
 // platform.machine(). The digest ties the artifact to the exact guest
 // bytes; the wasmtime version comes from the build, not from a hand-written
@@ -191,7 +191,7 @@ func FileName(wasmPath, wasmtimeVersion string) (string, error) {
 
 // pythonPlatform and pythonMachine spell the platform as Python's
 // sys.platform and platform.machine() do: the documented key format
-// (API.md 12.4) predates the Go core.
+// (docs/install.md, "The module cache") predates the Go core.
 func pythonPlatform(goos string) string {
 	if goos == "windows" {
 		return "win32"

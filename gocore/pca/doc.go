@@ -1,4 +1,4 @@
-// Package pca creates and verifies PCAs (API.md §11): CBOR tokens signed
+// Package pca creates and verifies PCAs (docs/capabilities.md, "PCA tokens"): CBOR tokens signed
 // with Ed25519 that state which tool patterns an executor may call.
 //
 // Tokens must be byte-for-byte those of the reference encoder, so the CBOR

@@ -41,11 +41,11 @@ const threadStack = ThreadStack
 const stackKeep = 1 << 20
 
 // A worker that has finished a job waits for the next one spinning for
-// workerSpin before it sleeps. Waking a sleeping thread took 60 µs here
-// between a run's start and its guest's first instruction (the other CPU
-// idles in the hypervisor); a script's runs usually come back to back
-// (an agent's turn, a benchmark), and a spinning worker takes the next
-// one at once. Once in a while it costs workerSpin of one CPU.
+// workerSpin before it sleeps: waking a sleeping thread costs tens of
+// microseconds between a run's start and its guest's first instruction
+// (docs/performance.md, "Profiling"), a script's runs usually come back
+// to back (an agent's turn, a benchmark), and a spinning worker takes the
+// next one at once. Once in a while it costs workerSpin of one CPU.
 const workerSpin = 250 * time.Microsecond
 
 // bigWorker is one worker thread's mailbox.

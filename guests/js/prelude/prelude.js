@@ -1,5 +1,5 @@
 // The prelude of the JavaScript guest: the globals a sandboxed script sees
-// (API.md §4), built on the natives driver.c, fs.c and text.c hand in.
+// (docs/javascript.md), built on the natives driver.c, fs.c and text.c hand in.
 // build.py puts the section files (prelude/section_*.js) where the
 // SECTIONS marker is, compiles the whole to QuickJS bytecode, and the
 // driver runs it once in amla_init(). It evaluates to a function of the
@@ -62,7 +62,7 @@
   }
 
   // ---------------------------------------------------------------------
-  // How values print (API-0.2.md §3 "console.* formatting", issue 8 item
+  // How values print (docs/javascript.md, "`console.*` output", issue 8 item
   // 3): a string raw; numbers, booleans, null and undefined as words; a
   // bigint as 10n; a symbol as Symbol(s); a function as [Function]; an
   // Error as "Name: message"; everything else as compact JSON at any depth
@@ -652,7 +652,7 @@
   shell.exec = shell;
 
   // ---------------------------------------------------------------------
-  // Tools (API.md §3.6). One global per tool, named by its JS name (each
+  // Tools (docs/tools.md, "How sandbox code calls a tool"). One global per tool, named by its JS name (each
   // . / - : becomes _), which the host decides (gocore/toolcat) and hands
   // over in each index entry (js; ns its namespace, section_tools.js). A
   // run whose input lists the tools gets them as
@@ -971,8 +971,8 @@
 
   return {
     // prepare installs the run's tools and returns the user's code
-    // wrapped as the body of an async function invoked at once (API.md
-    // §3.2), so top-level await and return work. The prefix shares the
+    // wrapped as the body of an async function invoked at once (docs/javascript.md,
+    // "The run"), so top-level await and return work. The prefix shares the
     // first line with the code: line numbers stay the user's.
     prepare(input) {
       if (input.language !== undefined && input.language !== 'javascript') {
@@ -1010,8 +1010,8 @@
     settle,
     timerDelay,
     fireTimer,
-    // describeError is the text printed for an uncaught error (API.md
-    // §3.2): "<Name>: <message>" and the stack; a thrown non-error prints
+    // describeError is the text printed for an uncaught error (docs/javascript.md,
+    // "The run"): "<Name>: <message>" and the stack; a thrown non-error prints
     // as console.log would print it.
     describeError(e, compiling) {
       if (isError(e)) {

@@ -58,7 +58,7 @@ func (s *toolSchema) typeName() string {
 	return ""
 }
 
-// toolApplet calls one of the sandbox's tools (API.md §5.3). Flags become
+// toolApplet calls one of the sandbox's tools (docs/shell.md, "The `tool` applet"). Flags become
 // parameters, coerced with the tool's input schema; the call goes through
 // the host's capability checks as "mcp:NAME", and its JSON result is
 // printed on one line.
