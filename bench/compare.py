@@ -376,6 +376,217 @@ def child_cold(iterations: int) -> tuple[list[float], dict[str, Any]]:
     return [(t3 - t0) * 1000], {"import_ms": ms[0], "create_ms": ms[1], "first_run_ms": ms[2]}
 
 
+# --------------------------------------------------------------------------------------------
+# The Python section (issue 28, point 3): ours only, each figure a ratio taken inside one child
+# process, so that machine load hits both sides of a ratio alike.
+# --------------------------------------------------------------------------------------------
+
+PY_LOOP = "s = 0\nfor i in range(1_000_000):\n    s += i\nprint(s)"
+PY_JSON = ("import json\nrows = [{'id': i, 'name': 'name-' + str(i), 'email': 'user' + str(i) + '@example.com', "
+           "'tags': ['alpha', 'beta'], 'score': (i * 7) % 1000, 'active': i % 2 == 0} for i in range(%d)]\n"
+           "text = json.dumps(rows)\nback = json.loads(text)\nprint(len(text), len(back))").replace("range(%d)", f"range({JSON_ROWS})")
+
+
+def _alternate(a: Callable[[], None], b: Callable[[], None], rounds: int, block: int = 1) -> tuple[list[float], list[float]]:
+    """Time a and b in alternating blocks of `block` calls, rounds blocks each (milliseconds per
+    call): back-to-back calls within a block, as an agent's turn makes them."""
+    ta: list[float] = []
+    tb: list[float] = []
+    for _ in range(rounds):
+        for fn, out in ((a, ta), (b, tb)):
+            for _ in range(block):
+                t = time.perf_counter()
+                fn()
+                out.append((time.perf_counter() - t) * 1000)
+    return ta, tb
+
+
+def child_py_warm(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    """Warm Python `print(1)` against warm JavaScript `console.log(1)`, alternating."""
+    from amla_sandbox import Sandbox
+
+    py, js = Sandbox(), Sandbox()
+    for _ in range(5):
+        expect(py.python("print(1)"), "1\n")
+        expect(js.execute("console.log(1)"), "1\n")
+    tp, tj = _alternate(lambda: expect(py.python("print(1)"), "1\n"),
+                        lambda: expect(js.execute("console.log(1)"), "1\n"), iterations * 4, block=25)
+    mp, mj = statistics.median(tp), statistics.median(tj)
+    return [mp / mj], {"python_ms": mp, "javascript_ms": mj}
+
+
+def child_py_cold(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    """import + Sandbox() + first run, in this fresh process, for the language AMLA_BENCH_LANG names."""
+    lang = os.environ.get("AMLA_BENCH_LANG", "python")
+    t0 = time.perf_counter()
+    from amla_sandbox import Sandbox
+
+    sb = Sandbox()
+    if lang == "python":
+        expect(sb.python("print(1)"), "1\n")
+    else:
+        expect(sb.execute("console.log(1)"), "1\n")
+    return [(time.perf_counter() - t0) * 1000], {}
+
+
+def _rss_kb() -> tuple[int, int]:
+    rss = anon = 0
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            rss = int(line.split()[1])
+        elif line.startswith("RssAnon:"):
+            anon = int(line.split()[1])
+    return rss, anon
+
+
+def child_py_rss(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    """Resident memory per extra live Python sandbox that has run print(1) (KiB)."""
+    from amla_sandbox import Sandbox
+
+    keep = [Sandbox()]
+    expect(keep[0].python("print(1)"), "1\n")
+    time.sleep(0.2)
+    rss0, anon0 = _rss_kb()
+    n = 20
+    for _ in range(n):
+        sb = Sandbox()
+        expect(sb.python("print(1)"), "1\n")
+        keep.append(sb)
+    time.sleep(0.5)  # the spares are reset after each run's result is out
+    rss1, anon1 = _rss_kb()
+    per, per_anon = (rss1 - rss0) / n, (anon1 - anon0) / n
+    return [per / 1024], {"rss_mb": per / 1024, "anon_mb": per_anon / 1024}
+
+
+def child_py_vs_native(code: str, want_prefix: str, iterations: int) -> tuple[list[float], dict[str, Any]]:
+    from amla_sandbox import Sandbox
+
+    sb = Sandbox(timeout=120)
+    native_ns: dict[str, Any] = {}
+
+    def ours() -> None:
+        out = sb.python(code)
+        if not out.startswith(want_prefix):
+            raise WrongOutput(f"expected {want_prefix!r}..., got {out[:200]!r}")
+
+    def native() -> None:
+        import contextlib
+        import io
+
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(code, "<native>", "exec"), dict(native_ns))
+
+    ours()
+    native()
+    to, tn = _alternate(ours, native, iterations)
+    mo, mn = statistics.median(to), statistics.median(tn)
+    return [mo / mn], {"ours_ms": mo, "native_ms": mn, "native": platform.python_version()}
+
+
+def child_py_loop(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    return child_py_vs_native(PY_LOOP, str(sum(range(1_000_000))), iterations)
+
+
+def child_py_json(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    return child_py_vs_native(PY_JSON, "", iterations)
+
+
+def child_py_data(iterations: int) -> tuple[list[float], dict[str, Any]]:
+    """With the data guest: a fresh sandbox's first run (state from the snapshot), and
+    `df.groupby` over 1M rows against native pandas when this interpreter has pandas."""
+    from amla_sandbox import Sandbox
+
+    warm = Sandbox(python_data=True, memory_limit=1 << 30, timeout=120)
+    expect(warm.python("import pandas\nprint(1)"), "1\n")
+    starts = []
+    for _ in range(max(3, iterations)):
+        t = time.perf_counter()
+        sb = Sandbox(python_data=True, memory_limit=1 << 30)
+        expect(sb.python("import numpy, pandas\nprint(1)"), "1\n")
+        starts.append((time.perf_counter() - t) * 1000)
+        sb.close()
+    setup = ("import numpy as np, pandas as pd\nrng = np.random.default_rng(1)\n"
+             "df = pd.DataFrame({'k': rng.integers(0, 1000, 1_000_000), 'v': rng.random(1_000_000)})")
+    group = setup + ("\nimport time as _t\nfor _ in range(5):\n    _t0 = _t.perf_counter()\n"
+                     "    r = df.groupby('k')['v'].mean()\n    print((_t.perf_counter() - _t0) * 1000)")
+    ours = [float(x) for x in warm.python(group).split()]
+    extra: dict[str, Any] = {"start_ms": statistics.median(starts), "groupby_ms": statistics.median(ours)}
+    try:
+        import numpy as np
+        import pandas as pd
+
+        rng = np.random.default_rng(1)
+        df = pd.DataFrame({"k": rng.integers(0, 1000, 1_000_000), "v": rng.random(1_000_000)})
+        native = []
+        for _ in range(5):
+            t = time.perf_counter()
+            df.groupby("k")["v"].mean()
+            native.append((time.perf_counter() - t) * 1000)
+        extra["native_groupby_ms"] = statistics.median(native)
+        extra["groupby_ratio"] = extra["groupby_ms"] / extra["native_groupby_ms"]
+    except ImportError:
+        extra["native_groupby_ms"] = None
+    return [extra["start_ms"]], extra
+
+
+PY_SECTION = [
+    # (child workload, title, target, how the figure reads)
+    ("py_warm", "warm Python `print(1)` / warm JavaScript `console.log(1)`", 3.0, "ratio"),
+    ("py_cold", "fresh process: import + `Sandbox()` + first run, Python / JavaScript", 1.5, "ratio"),
+    ("py_rss", "RSS per extra live Python sandbox that has run (MB; anonymous in brackets)", 3.0, "MB"),
+    ("py_loop", "1,000,000-iteration loop / native CPython", 2.5, "ratio"),
+    ("py_json", "5 MB `json.dumps` + `json.loads` / native CPython", 2.0, "ratio"),
+    ("py_data", "data guest: a fresh sandbox's first run (ms); groupby over 1M rows / native pandas", 10.0, "ms"),
+]
+
+
+def python_section(impl: Impl, processes: int, timeout: float, workdir: Path) -> str:
+    """Run the Python section's workloads and render them as a Markdown table."""
+    lines = ["| workload | figure (median of processes) | target | met |", "|---|---|---|---|"]
+    for name, title, target, unit in PY_SECTION:
+        log(f"{name}: {title}")
+        results = []
+        for _ in range(processes):
+            if name == "py_cold":
+                cold = {}
+                for lang in ("python", "javascript"):
+                    env = dict(impl.env, AMLA_BENCH_LANG=lang)
+                    r = run_child(Impl(impl.key, impl.python, env), "py_cold", 1, impl.module_cache or workdir,
+                                  timeout, workdir)
+                    cold[lang] = r
+                if cold["python"].get("ok") and cold["javascript"].get("ok"):
+                    results.append({"ok": True, "times_ms": [cold["python"]["times_ms"][0] / cold["javascript"]["times_ms"][0]],
+                                    "extra": {"python_ms": cold["python"]["times_ms"][0],
+                                              "javascript_ms": cold["javascript"]["times_ms"][0]}})
+                else:
+                    results.append(cold["python"] if not cold["python"].get("ok") else cold["javascript"])
+                continue
+            results.append(run_child(impl, name, 3, impl.module_cache or workdir, timeout, workdir))
+        ok = [r for r in results if r.get("ok")]
+        if not ok:
+            lines.append(f"| {title} | {results[0].get('error', 'failed')} | ≤ {target} | — |")
+            continue
+        fig = statistics.median(r["times_ms"][0] for r in ok)
+        detail = ""
+        if name == "py_rss":
+            anon = statistics.median(r["extra"]["anon_mb"] for r in ok)
+            detail = f" ({anon:.2f} anonymous; target ≤ 1)"
+        elif name == "py_data":
+            g = [r["extra"].get("groupby_ratio") for r in ok if r["extra"].get("groupby_ratio")]
+            gms = statistics.median(r["extra"]["groupby_ms"] for r in ok)
+            detail = f"; groupby {gms:.1f} ms" + (f", {statistics.median(g):.2f}× native (target ≤ 1.5)" if g else
+                                                  ", no native pandas here")
+        elif "python_ms" in ok[0]["extra"]:
+            detail = (f" ({statistics.median(r['extra']['python_ms'] for r in ok):.3f} vs "
+                      f"{statistics.median(r['extra']['javascript_ms'] for r in ok):.3f} ms)")
+        elif "ours_ms" in ok[0]["extra"]:
+            detail = (f" ({statistics.median(r['extra']['ours_ms'] for r in ok):.1f} vs "
+                      f"{statistics.median(r['extra']['native_ms'] for r in ok):.1f} ms)")
+        shown = f"{fig:.2f}×" if unit == "ratio" else f"{fig:.2f} {unit}"
+        lines.append(f"| {title} | {shown}{detail} | ≤ {target} | {'yes' if fig <= target else 'no'} |")
+    return "\n".join(lines) + "\n"
+
+
 CHILD_WORKLOADS: dict[str, Callable[[int], tuple[list[float], dict[str, Any]]]] = {
     "console_log": child_console_log,
     "shell_echo": child_shell_echo,
@@ -389,6 +600,12 @@ CHILD_WORKLOADS: dict[str, Callable[[int], tuple[list[float], dict[str, Any]]]] 
     "cold_warm_cache": child_cold,
     "cold_empty_cache": child_cold,
     "info": lambda iterations: ([], {}),
+    "py_warm": child_py_warm,
+    "py_cold": child_py_cold,
+    "py_rss": child_py_rss,
+    "py_loop": child_py_loop,
+    "py_json": child_py_json,
+    "py_data": child_py_data,
 }
 
 
@@ -826,6 +1043,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="measure our package in place instead of from a private copy made at the start")
     ap.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE",
                     help="write JSON to FILE (or, without FILE, print JSON instead of Markdown)")
+    ap.add_argument("--python", action="store_true",
+                    help="the Python section instead (ours only; issue 28's ratios, each taken inside one process)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--iterations", type=int, default=1, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -848,6 +1067,18 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     load_before = loadavg()
+    if args.python:
+        ours_env = dict(os.environ)
+        with tempfile.TemporaryDirectory(prefix="amla-bench-") as tmp:
+            workdir = Path(tmp) / "run"
+            workdir.mkdir()
+            impl = Impl("ours", args.ours_python, ours_env)
+            prepare_package(impl, workdir, None, args.timeout)
+            prepare_module_cache(impl, args.cache_dir.expanduser().resolve(), args.ref_version, workdir, args.timeout * 2)
+            table = python_section(impl, args.processes, args.timeout * 4, workdir)
+        sys.stdout.write(f"Python section, {time.strftime('%Y-%m-%d %H:%M %Z')}, load {load_before} -> {loadavg()}, "
+                         f"{args.processes} processes, {impl.origin}\n\n{table}")
+        return 0
     selected = [w for w in WORKLOADS if w.name in args.workloads.split(",")]
     cache_dir: Path = args.cache_dir.expanduser().resolve()
     ref_python = ensure_reference(cache_dir, args.ref_version)
