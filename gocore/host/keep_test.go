@@ -69,27 +69,33 @@ func TestWithoutKeepStateEveryRunIsFresh(t *testing.T) {
 	}
 }
 
+// newKeepSandbox makes a sandbox of the snapshot test guest that keeps
+// state, closed when the test ends.
+func newKeepSandbox(t *testing.T, cfg Config) *Sandbox {
+	t.Helper()
+	cfg.KeepState = true
+	sb, err := NewSandbox(testSnapGuest, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	return sb
+}
+
+// countIs runs the test guest's counter and checks what it printed.
+func countIs(t *testing.T, sb *Sandbox, want string) {
+	t.Helper()
+	if res := run(t, sb, "counter", nil); res.Stdout != want {
+		t.Fatalf("counter: %q, want %q (%+v)", res.Stdout, want, res)
+	}
+}
+
 // TestLiveSessionTravels checks that a kept instance's state goes with a
 // snapshot into another sandbox and with a fork (the test guest's counter
 // goes on from where it was), that each copy is then independent, and
 // that sandboxes which cannot take the state refuse it, changing nothing.
 func TestLiveSessionTravels(t *testing.T) {
-	newKeep := func(t *testing.T, cfg Config) *Sandbox {
-		t.Helper()
-		cfg.KeepState = true
-		sb, err := NewSandbox(testSnapGuest, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { sb.Close() })
-		return sb
-	}
-	count := func(t *testing.T, sb *Sandbox, want string) {
-		t.Helper()
-		if res := run(t, sb, "counter", nil); res.Stdout != want {
-			t.Fatalf("counter: %q, want %q (%+v)", res.Stdout, want, res)
-		}
-	}
+	newKeep, count := newKeepSandbox, countIs
 	src := newKeep(t, Config{})
 	count(t, src, "1\n")
 	count(t, src, "2\n")
@@ -141,21 +147,8 @@ func TestLiveSessionTravels(t *testing.T) {
 // start snapshot holds the session), and that the combinations that
 // cannot hold are refused by name.
 func TestJournaledRunsInAKeptSession(t *testing.T) {
-	newKeep := func(t *testing.T) *Sandbox {
-		t.Helper()
-		sb, err := NewSandbox(testSnapGuest, Config{KeepState: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { sb.Close() })
-		return sb
-	}
-	count := func(t *testing.T, sb *Sandbox, want string) {
-		t.Helper()
-		if res := run(t, sb, "counter", nil); res.Stdout != want {
-			t.Fatalf("counter: %q, want %q (%+v)", res.Stdout, want, res)
-		}
-	}
+	newKeep := func(t *testing.T) *Sandbox { return newKeepSandbox(t, Config{}) }
+	count := countIs
 	sb := newKeep(t)
 	count(t, sb, "1\n")
 	count(t, sb, "2\n")
