@@ -139,6 +139,23 @@ func skeleton(body []byte, h hash.Hash) bool {
 		off += int(n)
 		return true
 	}
+	// stored reads a data field's declared size and method and returns
+	// how many bytes of it follow.
+	stored := func() (uint64, bool) {
+		size, ok := uv()
+		if !ok || off >= len(body) {
+			return 0, false
+		}
+		method := body[off]
+		off++
+		switch method {
+		case MethodStored:
+			return size, true
+		case MethodDeflate:
+			return uv()
+		}
+		return 0, false
+	}
 	for {
 		if off >= len(body) {
 			return false
@@ -169,19 +186,8 @@ func skeleton(body []byte, h hash.Hash) bool {
 			if tag == RecDir {
 				continue
 			}
-			size, ok := uv()
-			if !ok || off >= len(body) {
-				return false
-			}
-			method := body[off]
-			off++
-			switch method {
-			case MethodStored:
-			case MethodDeflate:
-				if size, ok = uv(); !ok {
-					return false
-				}
-			default:
+			size, ok := stored()
+			if !ok {
 				return false
 			}
 			h.Write(body[mark:off])
@@ -219,22 +225,8 @@ func skeleton(body []byte, h hash.Hash) bool {
 					return false
 				}
 			}
-			size, ok := uv()
-			if !ok || off >= len(body) {
-				return false
-			}
-			method := body[off]
-			off++
-			switch method {
-			case MethodStored:
-			case MethodDeflate:
-				if size, ok = uv(); !ok {
-					return false
-				}
-			default:
-				return false
-			}
-			if !skip(size) {
+			size, ok := stored()
+			if !ok || !skip(size) {
 				return false
 			}
 		default:
