@@ -18,29 +18,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from timing import median_ms, median_ms_async
+
 SNIPPET = "x = 1"
-
-
-def _round_ms(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000
-
-
-async def _round_ms_async(fn: Callable[[], Awaitable[object]], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        await fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000
 
 
 def _compare(direct: Callable[[], object], adapter: Callable[[], object], repeat: int, rounds: int) -> tuple[float, float]:
@@ -49,8 +32,8 @@ def _compare(direct: Callable[[], object], adapter: Callable[[], object], repeat
         adapter()
     d, a = [], []
     for _ in range(rounds):
-        d.append(_round_ms(direct, repeat))
-        a.append(_round_ms(adapter, repeat))
+        d.append(median_ms(direct, repeat))
+        a.append(median_ms(adapter, repeat))
     return statistics.median(d), statistics.median(a)
 
 
@@ -61,8 +44,8 @@ async def _compare_async(direct: Callable[[], Awaitable[object]], adapter: Calla
         await adapter()
     d, a = [], []
     for _ in range(rounds):
-        d.append(await _round_ms_async(direct, repeat))
-        a.append(await _round_ms_async(adapter, repeat))
+        d.append(await median_ms_async(direct, repeat))
+        a.append(await median_ms_async(adapter, repeat))
     return statistics.median(d), statistics.median(a)
 
 

@@ -19,16 +19,9 @@ import statistics
 import time
 from collections.abc import Awaitable, Callable
 
+from timing import median_ms
+
 from amla_sandbox import Sandbox
-
-
-def _median_ms(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000
 
 
 async def _amedian_ms(fn: Callable[[], Awaitable[object]], repeat: int) -> float:
@@ -103,8 +96,8 @@ def bench_deepagents(repeat: int, rounds: int) -> None:
             sb.run_shell("echo 1")
         base, adapted = [], []
         for _ in range(rounds):
-            base.append(_median_ms(lambda: sb.run_shell("echo 1"), repeat))
-            adapted.append(_median_ms(lambda: backend.execute("echo 1"), repeat))
+            base.append(median_ms(lambda: sb.run_shell("echo 1"), repeat))
+            adapted.append(median_ms(lambda: backend.execute("echo 1"), repeat))
         _report("deepagents BaseSandbox.execute", base, adapted)
 
 

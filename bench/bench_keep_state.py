@@ -24,6 +24,8 @@ import statistics
 import time
 from collections.abc import Callable
 
+from timing import median_ms
+
 from amla_sandbox import Sandbox
 
 CASES: list[tuple[str, str, str, str]] = [
@@ -44,15 +46,6 @@ def runner(sb: Sandbox, language: str, code: str) -> Callable[[], object]:
     return lambda: sb.execute(code)
 
 
-def round_median_ms(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=2000, help="runs per round")
@@ -71,7 +64,7 @@ def main() -> None:
             rounds: dict[str, list[float]] = {"reset": [], "kept": []}
             for _ in range(args.rounds):
                 for name, fn in fns.items():
-                    rounds[name].append(round_median_ms(fn, args.repeat))
+                    rounds[name].append(median_ms(fn, args.repeat))
             r, k = statistics.median(rounds["reset"]), statistics.median(rounds["kept"])
             print(f"| {row} | {r:.3f} | {k:.3f} | {r / k:.2f}× |", flush=True)
 

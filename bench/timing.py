@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 
 def median_ms(fn: Callable[[], object], repeat: int) -> float:
@@ -14,6 +14,16 @@ def median_ms(fn: Callable[[], object], repeat: int) -> float:
     for _ in range(repeat):
         t = time.perf_counter()
         fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+async def median_ms_async(fn: Callable[[], Awaitable[object]], repeat: int) -> float:
+    """median_ms for an async fn, awaited repeat times on the running loop."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        await fn()
         times.append((time.perf_counter() - t) * 1000)
     return statistics.median(times)
 
