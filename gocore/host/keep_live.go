@@ -175,6 +175,9 @@ func (s *Sandbox) checkLive(sess *snapshot.Session) error {
 	if digest != sess.Guest {
 		return fmt.Errorf("%w: its %s session was made by another build of the %s guest (module sha256 %x..., this sandbox's %x...): a session can only be restored by the same build", snapshot.ErrInvalid, lang, lang, sess.Guest[:8], digest[:8])
 	}
+	if g.resettable && len(g.resetGlobals) != len(sess.Globals) {
+		return fmt.Errorf("%w: its %s session sets %d globals, the guest has %d", snapshot.ErrInvalid, lang, len(sess.Globals), len(g.resetGlobals))
+	}
 	return nil
 }
 

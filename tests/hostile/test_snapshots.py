@@ -112,6 +112,31 @@ def bomb_snapshot() -> bytes:
     return s.done()
 
 
+def guest_digest() -> bytes:
+    """The SHA-256 of the Python guest module the sandboxes run (a session
+    record names the build it came from)."""
+    from amla_sandbox import _wasm
+
+    return hashlib.sha256(_wasm.get_py_wasm_path().read_bytes()).digest()
+
+
+def session(language: str, guest: bytes, mem_size: int, state: bytes, method: int = 0,
+            raw_len: int | None = None, globals_: int = 0) -> bytes:
+    """A session record: globals_ i32 globals of value 0, the state stored or
+    (method 1) as given."""
+    rec = b"\x04" + string(language) + guest + uvarint(mem_size) + uvarint(globals_) + b"\x00\x00" * globals_
+    rec += uvarint(len(state) if raw_len is None else raw_len) + bytes([method])
+    return rec + (uvarint(len(state)) + state if method == 1 else state)
+
+
+def session_bomb() -> bytes:
+    """A session whose state declares one 1-byte range and inflates to 1 MiB more."""
+    one = uvarint(0) + uvarint(1) + b"x"
+    z = zlib.compressobj(9, wbits=-15)
+    packed = z.compress(one + b"\x00" * (1 << 20)) + z.flush()
+    return session("python", guest_digest(), 64 << 20, packed, method=1, raw_len=len(one), globals_=1)
+
+
 def cases(canary: Path) -> dict[str, tuple[bytes, str, dict[str, int]]]:
     """name -> (snapshot bytes, what the error must say, Sandbox kwargs)."""
     good = base().file("workspace/a.txt", b"hello").done()
@@ -149,6 +174,17 @@ def cases(canary: Path) -> dict[str, tuple[bytes, str, dict[str, int]]]:
         "not a snapshot": (b"PK\x03\x04" + b"\x00" * 60, "not an amla-sandbox snapshot", {}),
         "duplicate entries": (base().file("workspace/a", b"1").file("workspace/a", b"2").done(), "walk order", {}),
         "file before its directory": (base().file("workspace/d/a", b"1").done(), "before its directory", {}),
+        # Live sessions (docs/sessions.md), refused before anything is made for them.
+        "a session bigger than memory_limit": (base().raw(session("python", guest_digest(), 1 << 32, b"")).done(),
+                                               "memory_limit=67108864", {"keep_state": True, "memory_limit": 64 << 20}),
+        "a session of another guest build": (base().raw(session("python", b"\x00" * 32, 64 << 20, b"")).done(),
+                                             "another build of the python guest", {"keep_state": True}),
+        "a session setting other globals than its guest's": (base().raw(session("python", guest_digest(), 64 << 20, b"", globals_=0)).done(),
+                                                              "sets 0 globals, the guest has", {"keep_state": True}),
+        "a session of an unknown language": (base().raw(session("ruby", b"\x00" * 32, 64 << 20, b"")).done(),
+                                             "ruby", {"keep_state": True}),
+        "a session's state inflating past its length": (base().raw(session_bomb()).done(),
+                                                        "more bytes than it declares", {"keep_state": True}),
     }
 
 
