@@ -121,14 +121,19 @@ func cacheArtifact(dir, shippedDir, wasmPath string, keep []string) (path string
 		return "", false, err
 	}
 	pruneOnce.Do(func() {
-		var paths []string
-		for _, g := range keep {
-			if name, err := guestcache.FileName(g, v); err == nil {
-				paths = append(paths, filepath.Join(dir, name))
+		// Housekeeping, which the sandbox does not wait for: naming each
+		// kept guest's artifact hashes the guest (the data guest is over
+		// 100 MB), and nothing this process needs is removed (its guests'
+		// artifacts are kept, others only once unused for a while).
+		go func() {
+			var paths []string
+			for _, g := range keep {
+				if name, err := guestcache.FileName(g, v); err == nil {
+					paths = append(paths, filepath.Join(dir, name))
+				}
 			}
-		}
-		// Housekeeping: the sandbox works without it.
-		_, _ = guestcache.Prune(dir, paths, guestcache.DefaultMaxBytes, guestcache.DefaultGrace, v)
+			_, _ = guestcache.Prune(dir, paths, guestcache.DefaultMaxBytes, guestcache.DefaultGrace, v)
+		}()
 	})
 	if !present && shippedDir != "" {
 		present = seedFromShipped(filepath.Join(shippedDir, filepath.Base(path)), path)
