@@ -4,7 +4,8 @@ scripted model provider, the way Strands' own tests fake a model (a
 sandbox's operations on their own.
 
 strands-agents 1.62.0 requires mcp<2.2, and the test extra pins mcp==2.3.0,
-so these tests run where the `strands` extra is installed instead."""
+so these tests run where the `strands` extra is installed instead; the main
+suite runs this file in a venv of that extra alone (test_isolated_frameworks.py)."""
 
 from __future__ import annotations
 
