@@ -172,3 +172,54 @@ func readPages(f *os.File, mem []byte, max int) (spans []span, ok bool) {
 	}
 	return spans, true
 }
+
+// mappedImagePages returns the page ranges of mem that are mapped from the
+// snapshot's image file and present: pages a run read (or the kernel mapped
+// around a page it read) but never wrote.
+func mappedImagePages(mem []byte) (spans []span, ok bool) {
+	f := pagemapFile()
+	if f == nil || len(mem) == 0 || uintptr(unsafe.Pointer(&mem[0]))%uintptr(pageSize) != 0 || noScan.Load() {
+		return nil, false
+	}
+	scanBufMu.Lock()
+	defer scanBufMu.Unlock()
+	fd := f.Fd()
+	base := uint64(uintptr(unsafe.Pointer(&mem[0])))
+	regions := &scanRegions
+	arg := &scanArg
+	*arg = pmScanArg{
+		size:  uint64(unsafe.Sizeof(pmScanArg{})),
+		start: base,
+		end:   base + uint64(len(mem)),
+		vec:   uint64(uintptr(unsafe.Pointer(&regions[0]))),
+		mask:  pageIsFile | pageIsPresent,
+	}
+	for arg.start < arg.end {
+		arg.vecLen = uint64(len(regions))
+		n, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, pagemapScan, uintptr(unsafe.Pointer(arg)))
+		if errno != 0 {
+			return nil, false
+		}
+		for _, r := range regions[:n] {
+			spans = append(spans, span{int(r.start - base), int(r.end - base)})
+		}
+		if arg.walkEnd <= arg.start {
+			return nil, false
+		}
+		arg.start = arg.walkEnd
+	}
+	return spans, true
+}
+
+// dropImagePages unmaps the pages of mem still mapped from the image file,
+// so they no longer count as the process's resident memory; reading one
+// again maps it again from the page cache.
+func dropImagePages(mem []byte) {
+	spans, ok := mappedImagePages(mem)
+	if !ok {
+		return
+	}
+	for _, sp := range spans {
+		_ = syscall.Madvise(mem[sp.off:sp.end], syscall.MADV_DONTNEED)
+	}
+}

@@ -46,6 +46,7 @@ func (s *Sandbox) takeKept(language string, p *proc) *instance {
 		return nil
 	}
 	delete(s.kept, language)
+	s.forgetSpare()
 	// The store's data is in.p: it becomes the run's process.
 	mem := in.p.mem
 	*in.p = *p
@@ -105,6 +106,9 @@ func (s *Sandbox) keepOrReplace(used *instance, keep bool, gen uint64) {
 		old.close()
 	}
 	s.kept[used.language] = used
+	// In the line of spares, to shed its image pages when idle (never to be
+	// released: it is the session).
+	s.noteSpare()
 }
 
 // ResetState discards the kept instances (Sandbox.reset()): the next run

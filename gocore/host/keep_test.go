@@ -191,3 +191,26 @@ func TestJournaledRunsInAKeptSession(t *testing.T) {
 	}
 	count(t, sb, "5\n")
 }
+
+// TestShedKeepsTheSession: shedding a kept instance's image pages (an
+// idle session, workerpool's shed time) drops them and keeps its state.
+func TestShedKeepsTheSession(t *testing.T) {
+	sb := newKeepSandbox(t, Config{})
+	countIs(t, sb, "1\n")
+	countIs(t, sb, "2\n")
+	sb.spareMu.Lock()
+	in := sb.kept["shell"]
+	if in == nil {
+		sb.spareMu.Unlock()
+		t.Fatal("no kept instance after a run")
+	}
+	mem := in.mem.UnsafeData(in.store)
+	before, _ := mappedImagePages(mem)
+	spareHolder{sb}.ShedSpare()
+	after, ok := mappedImagePages(mem)
+	sb.spareMu.Unlock()
+	if len(before) == 0 || !ok || len(after) != 0 {
+		t.Fatalf("image page ranges before %d, after %d (ok %v): want some, then none", len(before), len(after), ok)
+	}
+	countIs(t, sb, "3\n")
+}

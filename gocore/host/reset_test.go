@@ -102,6 +102,30 @@ func TestResetInstance(t *testing.T) {
 				}
 			}
 		}},
+		{"a shed spare keeps no image pages and still holds the pristine memory", func(t *testing.T, sb *Sandbox) {
+			run(t, sb, "counter", nil)
+			sp := spareAfter(t, sb)
+			sb.spareMu.Lock()
+			mem := sp.mem.UnsafeData(sp.store)
+			before, ok := mappedImagePages(mem)
+			if !ok || len(before) == 0 {
+				sb.spareMu.Unlock()
+				t.Fatalf("no image pages found before shedding (ok %v): the memory is not mapped from an image", ok)
+			}
+			spareHolder{sb}.ShedSpare()
+			after, ok := mappedImagePages(mem)
+			equal := bytes.Equal(mem, testSnapGuest.pristineState().mem)
+			sb.spareMu.Unlock()
+			if !ok || len(after) != 0 {
+				t.Fatalf("after shedding, %d ranges of image pages are still mapped (ok %v)", len(after), ok)
+			}
+			if !equal {
+				t.Fatal("shedding changed the spare's memory")
+			}
+			if res := run(t, sb, "counter", nil); res.Stdout != "1\n" {
+				t.Fatalf("counter after shedding: %q", res.Stdout)
+			}
+		}},
 		{"a run that grew its memory leaves a fresh instance", func(t *testing.T, sb *Sandbox) {
 			run(t, sb, "echo one", nil)
 			first := spareAfter(t, sb)

@@ -109,6 +109,20 @@ func (h spareHolder) TryLockSpare() bool { return h.s.spareMu.TryLock() }
 func (h spareHolder) UnlockSpare()       { h.s.spareMu.Unlock() }
 func (h spareHolder) Closed() bool       { return h.s.isClosed() }
 
+// ShedSpare drops the pages mapped from the guest's image (dropImagePages)
+// of the spare and of the kept instances of a session; spareMu is held.
+func (h spareHolder) ShedSpare() {
+	shed := func(in *instance) {
+		if in != nil && in.store != nil && in.mem != nil {
+			dropImagePages(in.mem.UnsafeData(in.store))
+		}
+	}
+	shed(h.s.spare)
+	for _, in := range h.s.kept {
+		shed(in)
+	}
+}
+
 // ReleaseSpare closes the sandbox's spare; spareMu is held.
 func (h spareHolder) ReleaseSpare() bool {
 	if h.s.spare == nil {

@@ -11,12 +11,14 @@ type fakeHolder struct {
 	mu     sync.Mutex
 	spare  bool
 	closed bool
+	sheds  int
 	slot   SpareSlot
 }
 
 func (h *fakeHolder) TryLockSpare() bool { return h.mu.TryLock() }
 func (h *fakeHolder) UnlockSpare()       { h.mu.Unlock() }
 func (h *fakeHolder) Closed() bool       { return h.closed }
+func (h *fakeHolder) ShedSpare()         { h.sheds++ }
 func (h *fakeHolder) ReleaseSpare() bool {
 	had := h.spare
 	h.spare = false
@@ -89,5 +91,47 @@ func waitFor(t *testing.T, cond func() bool, msg string) {
 			t.Fatal(msg)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (h *fakeHolder) shedCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sheds
+}
+
+// TestSpareShed: a spare unused for the shed time is shed once and kept;
+// one made again after that is shed again later; a holder busy with its
+// spare at the time is passed over; shedding off sheds nothing.
+func TestSpareShed(t *testing.T) {
+	SetSpareShed(30 * time.Millisecond)
+	defer SetSpareShed(DefaultSpareShed)
+	a, b := &fakeHolder{}, &fakeHolder{}
+	a.make()
+	b.make()
+	b.mu.Lock() // busy when its time comes
+	waitFor(t, func() bool { return a.shedCount() == 1 }, "an idle spare was never shed")
+	time.Sleep(100 * time.Millisecond)
+	if n := a.shedCount(); n != 1 || !a.has() {
+		t.Fatalf("sheds %d (want 1), spare kept %v", n, a.has())
+	}
+	if b.sheds != 0 {
+		t.Fatal("the spare of a holder busy with it was shed")
+	}
+	b.mu.Unlock()
+	a.make() // used again: its new spare is shed in its turn
+	waitFor(t, func() bool { return a.shedCount() == 2 }, "a spare made again was never shed")
+
+	SetSpareShed(0)
+	c := &fakeHolder{}
+	c.make()
+	time.Sleep(100 * time.Millisecond)
+	if c.shedCount() != 0 {
+		t.Fatal("a spare was shed with shedding off")
+	}
+	for _, h := range []*fakeHolder{a, b, c} {
+		h.mu.Lock()
+		ForgetSpare(&h.slot)
+		h.mu.Unlock()
 	}
 }
