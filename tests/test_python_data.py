@@ -233,6 +233,18 @@ def test_memory_limit_stops_huge_numpy_allocations() -> None:
 
 
 @needs_data
+def test_a_memory_limit_below_the_data_guests_own_memory_is_named() -> None:
+    # The data guest starts with about 100 MiB of memory: under 64 MiB no
+    # instance can be made, and the error says which setting to raise.
+    with Sandbox(python_data=True, memory_limit=64 * 1024 * 1024, timeout=60) as s:
+        with pytest.raises(amla_sandbox.RuntimeError, match=r"memory_limit is 64 MiB, below the \d+ MiB of memory "
+                           r"the python guest \(amla_python_data\.wasm\) starts with: give the sandbox a memory_limit above"):
+            s.python("print(1)")
+        # JavaScript is not held to the Python guest's size.
+        assert s.execute("console.log(1)") == "1\n"
+
+
+@needs_data
 def test_timeout_stops_a_long_numpy_loop() -> None:
     with Sandbox(python_data=True, timeout=1.0) as s:
         start = time.monotonic()

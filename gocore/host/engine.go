@@ -140,6 +140,24 @@ type GuestModule struct {
 
 	pristineOnce sync.Once
 	pristine     *pristine
+
+	memOnce sync.Once
+	memMin  int64
+}
+
+// initialMemory is the size in bytes of the memory an instance of g starts
+// with (its exported memory's minimum; 0 when it exports none). An
+// instance cannot be made under a smaller memory limit.
+func (g *GuestModule) initialMemory() int64 {
+	g.memOnce.Do(func() {
+		for _, e := range g.module.Exports() {
+			if mt := e.Type().MemoryType(); mt != nil {
+				g.memMin = int64(mt.Minimum()) * 65536
+				return
+			}
+		}
+	})
+	return g.memMin
 }
 
 // classify notes how the module is entered: a command (it exports

@@ -165,3 +165,19 @@ func TestOutstandingRequests(t *testing.T) {
 func fmtSscanOK(s string, ok *int) (int, error) {
 	return fmt.Sscanf(s, "ok=%d", ok)
 }
+
+// TestMemoryLimitBelowTheGuestsOwnMemory: a memory limit under the memory
+// a guest starts with fails the run with an error naming memory_limit and
+// the size needed, not the engine's page count.
+func TestMemoryLimitBelowTheGuestsOwnMemory(t *testing.T) {
+	min := testGuest.initialMemory()
+	if min <= 1<<20 {
+		t.Fatalf("the test guest starts with %d bytes of memory: too little to test", min)
+	}
+	sb := newTestSandbox(t, Limits{MemoryLimit: 1 << 20}, nil)
+	res := run(t, sb, "echo x", nil)
+	want := fmt.Sprintf("memory_limit is 1 MiB, below the %s of memory the shell guest", mib(min))
+	if !strings.Contains(res.Error, want) || res.Stdout != "" {
+		t.Fatalf("error %q, want it to contain %q (%+v)", res.Error, want, res)
+	}
+}

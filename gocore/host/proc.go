@@ -170,6 +170,11 @@ func (s *Sandbox) newInstance(language string, p *proc, memLimit int64) *instanc
 		in.err = err
 		return in
 	}
+	if min := g.initialMemory(); min > memLimit {
+		in.instErr = fmt.Errorf("memory_limit is %s, below the %s of memory the %s guest (%s) starts with: give the sandbox a memory_limit above %s",
+			mib(memLimit), mib(min), language, filepath.Base(g.WasmPath), mib(min))
+		return in
+	}
 	in.inst, in.instErr = linker.Instantiate(store, g.module)
 	if in.instErr == nil {
 		in.resolve()
@@ -792,3 +797,6 @@ func (p *proc) treeHeld() int64 {
 
 // minChildMemory is the least memory a child process gets.
 const minChildMemory = 32 << 20
+
+// mib formats n bytes as MiB, rounded up.
+func mib(n int64) string { return fmt.Sprintf("%d MiB", (n+(1<<20)-1)>>20) }
