@@ -139,9 +139,13 @@ def _wrap(code: str, inputs: Mapping[str, Any] | None, tail: str, *, provider: b
         code = ast.unparse(tree)
         tree = ast.parse(code, filename="<code>", mode="exec")
     inside = _string_lines(tree) if tree is not None and tricky else set()
-    body = "\n".join(line if i in inside else _INDENT + line for i, line in enumerate(code.split("\n"), 1))
-    # A body of nothing but comments is a function of one `pass`.
-    body += "\n" + _INDENT + "pass\n"
+    lines = code.split("\n")
+    body = "\n".join(line if i in inside else _INDENT + line for i, line in enumerate(lines, 1)) + "\n"
+    # A body of nothing but blank lines and comments is a function of one
+    # `pass`. (A line inside a string follows the line its statement
+    # begins on, which is neither.)
+    if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
+        body += _INDENT + "pass\n"
     sync = provider and "await" not in code and "async" not in code
     head = f"{'def' if sync else 'async def'} {_MAIN}({', '.join(params)}):\n"
     return head + body + tail.replace("{call}", f"{_MAIN}()" if sync else f"await {_MAIN}()")
