@@ -28,8 +28,9 @@ Install: pip install "amla-sandbox[fastmcp]" (docs/integrations.md).
 from __future__ import annotations
 
 import ast
-import inspect
 import asyncio
+import copy
+import inspect
 import json
 import keyword
 import re
@@ -243,7 +244,7 @@ class AmlaSandboxProvider:
         self.sandbox = Sandbox(capabilities=caps, tool_handler=self._answer_call, **sandbox_options)
         self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
         self._functions: dict[str, Callable[..., Any]] = {}
-        self._catalog_key: tuple[Any, ...] = ()
+        self._catalog: list[tuple[str, str, Any]] = []
         self._code_mode: CodeMode | None = None
 
     async def run(
@@ -317,38 +318,37 @@ class AmlaSandboxProvider:
     async def _sync_tools(self, functions: Mapping[str, Callable[..., Any]]) -> None:
         """Make the sandbox's tools the server's catalog (when the provider
         runs inside a CodeMode request) plus the external functions other
-        than `call_tool`, changing them only when they changed."""
-        defs: list[ToolDefinition] = []
+        than `call_tool`, changing them only when they changed.
+
+        The catalog is read in every run (FastMCP's middleware and
+        visibility decide it per request; nothing says it is unchanged).
+        What the sandbox was given is kept as (name, description,
+        parameters) entries, copies, so comparing needs no encoding and a
+        schema changed in place is still a change."""
+        entries: list[tuple[str, str, Any]] = []
         ctx = _current_context.get()
         if ctx is not None and "call_tool" in functions:
             if self._code_mode is None:
                 self._code_mode = _find_code_mode(ctx.fastmcp, self)
             if self._code_mode is not None:
                 for tool in await self._code_mode.get_tool_catalog(ctx):
-                    defs.append(
-                        ToolDefinition(
-                            name=tool.name,
-                            description=tool.description or "",
-                            parameters=dict(tool.parameters or {"type": "object"}),
-                        )
-                    )
-        names = {d.name for d in defs}
+                    entries.append((tool.name, tool.description or "", tool.parameters or {"type": "object"}))
+        names = {e[0] for e in entries}
         for name in functions:
             if name == "call_tool":
                 continue
             if name in names:
                 raise ToolError(f"external function {name!r} has the name of a tool of the server")
-            defs.append(
-                ToolDefinition(name=name, description=f"external function {name}", parameters={"type": "object"})
-            )
-        key = tuple((d.name, d.description, json.dumps(d.parameters, sort_keys=True, default=str)) for d in defs)
-        if key == self._catalog_key:
+            entries.append((name, f"external function {name}", {"type": "object"}))
+        if entries == self._catalog:
             return
         if self.sandbox.tools:
             self.sandbox.remove_tools([t.name for t in self.sandbox.tools])
-        if defs:
-            self.sandbox.add_tools(defs)
-        self._catalog_key = key
+        if entries:
+            self.sandbox.add_tools(
+                [ToolDefinition(name=n, description=d, parameters=dict(p)) for n, d, p in entries]
+            )
+        self._catalog = copy.deepcopy(entries)
 
     def close(self) -> None:
         """Release the sandbox (its files are removed)."""
