@@ -224,8 +224,8 @@ def test_a_body_that_never_awaits_runs_without_an_event_loop() -> None:
         return [
             await provider.run(probe + "return m._get_running_loop() is None", external_functions=fns),
             await provider.run("v = lookup(key='a')\nreturn [type(v).__name__, v]", external_functions=fns),
-            await provider.run(probe + "await m.sleep(0)\nreturn m._get_running_loop() is None", external_functions=fns),
-            await provider.run("return [(await lookup(key='b')), type(lookup(key='c')).__name__]", external_functions=fns),
+            await provider.run(probe + "await m.sleep(0)\nreturn m._get_running_loop() is None"),
+            await provider.run("return [await lookup(key='b'), type(lookup(key='c')).__name__]", external_functions=fns),
         ]
 
     with AmlaSandboxProvider() as provider:

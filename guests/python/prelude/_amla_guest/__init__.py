@@ -234,7 +234,8 @@ _ASYNC_WARM_UP = (
     "await asyncio.sleep(0)",
     "async def f(x):\n    return x\nawait f(1)",
     "async def f(x):\n    await asyncio.sleep(0)\n    return x\nawait asyncio.gather(f(1), f(2))",
-    "async def f(x):\n    await asyncio.sleep(0)\n    return x\nasync with asyncio.TaskGroup() as tg:\n    t = tg.create_task(f(1))\nt.result()",
+    "async def f(x):\n    await asyncio.sleep(0)\n    return x\n"
+    "async with asyncio.TaskGroup() as tg:\n    t = tg.create_task(f(1))\nt.result()",
     "async def f():\n    raise ValueError('x')\nawait f()",
 )
 
