@@ -40,10 +40,10 @@ def _report(name: str, base: list[float], adapted: list[float]) -> None:
 
 def bench_fastmcp(repeat: int, rounds: int) -> None:
     """Code mode's usual run, one awaited tool call: through
-    `AmlaSandboxProvider.run` (the body wrapped with ast in an async
-    function, the tools synced, the value checked and returned) against the
-    same call written as a top-level script on a `Sandbox` with the same
-    tool."""
+    `AmlaSandboxProvider.run` (the body wrapped in an async function, the
+    tools synced, the value checked and returned) against the same call
+    written as a top-level script on a `Sandbox` with the same tool; and
+    `return 1` against the script `1`."""
     from amla_sandbox.integrations.fastmcp import AmlaSandboxProvider
     from amla_sandbox.tools import ToolDefinition
 
@@ -72,9 +72,10 @@ def bench_fastmcp(repeat: int, rounds: int) -> None:
                 base.append(await _amedian_ms(lambda: sb.python_async(script), repeat))
                 adapted.append(await _amedian_ms(lambda: provider.run(body, external_functions=fns), repeat))
             _report("fastmcp SandboxProvider.run, one tool call", base, adapted)
-            # No tool call: `return 1` against the script `1`. The added
-            # time is mostly the guest's event loop for the async function,
-            # which a script without await never starts.
+            # No tool call: `return 1` against the script `1`. A body that
+            # never awaits is a plain function, so neither starts an event
+            # loop; what is added is the wrapper (compiled in the guest) and
+            # the adapter's own work on the host.
             base, adapted = [], []
             for _ in range(rounds):
                 base.append(await _amedian_ms(lambda: sb.python_async("1"), repeat))

@@ -203,6 +203,35 @@ def test_await_gather_and_asyncio_run():
         assert out == "['x', 'y']\n"
 
 
+def test_a_top_level_await_script_ends_as_asyncio_run_does(sb: Sandbox):
+    """The run's event loop, at the end: a task still pending is cancelled
+    (its `finally` runs) and an async generator left open is closed; an
+    error of the main coroutine is the run's."""
+    out = sb.python(
+        "import sys\n"
+        "async def forever():\n"
+        "    try:\n"
+        "        await asyncio.sleep(3600)\n"
+        "    finally:\n"
+        "        print('task cancelled', file=sys.stderr)\n"
+        "async def gen():\n"
+        "    try:\n"
+        "        yield 1\n"
+        "        yield 2\n"
+        "    finally:\n"
+        "        print('generator closed', file=sys.stderr)\n"
+        "t = asyncio.create_task(forever())\n"
+        "g = gen()\n"
+        "print(await g.__anext__())\n"
+    )
+    assert out == "1\n"
+    assert sb.last_result is not None and sb.last_result.exit_code == 0
+    assert sb.last_result.stderr == "task cancelled\ngenerator closed\n"
+    sb.python("async def f():\n    raise KeyError('k')\nawait f()")
+    assert sb.last_result is not None and sb.last_result.exit_code == 1
+    assert "KeyError: 'k'" in sb.last_result.stderr
+
+
 def test_denials_and_failures_read_as_in_javascript():
     handler, calls = recorder({"allowed": 1, "broken": ValueError("no such row")})
     caps = [MethodCapability(method_pattern="mcp:allowed"), MethodCapability(method_pattern="mcp:broken")]

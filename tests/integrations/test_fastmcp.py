@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -180,6 +181,102 @@ def test_wrap_keeps_the_body_text() -> None:
         wrap_async_body("return 1", {"not a name": 1})
     with pytest.raises(SyntaxError):
         wrap_async_body("return (")
+
+
+def test_tracebacks_and_syntax_errors_name_the_lines_of_the_code(calc: Calc) -> None:
+    r = calc.execute("x = 1\n\ny = x - 1\nreturn x / y")
+    assert r.is_error and "line 4, in" in text(r) and "return x / y" in text(r), text(r)
+    r = calc.execute("x = 1\nreturn (")
+    assert r.is_error and "SyntaxError" in text(r) and "line 2" in text(r), text(r)
+
+
+def test_the_body_keeps_its_text() -> None:
+    """Lines inside strings are not re-indented, tabs keep their meaning,
+    and a body of comments only returns None."""
+    bodies = {
+        'x = """a\n  b\n"""\nreturn x': "a\n  b\n",
+        "x = 'a\\\n  b'\nreturn x": "a  b",
+        "y = f'''{1 + 1}\n  z'''\nreturn y": "2\n  z",
+        "def f(n):\n\tif n:\n\t\treturn n * 2\n\treturn 0\nreturn f(21)": 42,
+        "x = 1\f\nreturn x + 1": 2,
+        "x = 1\r\nreturn x + 2": 3,
+        "# nothing": None,
+    }
+
+    async def go(provider: AmlaSandboxProvider) -> list[Any]:
+        return [await provider.run(code) for code in bodies]
+
+    with AmlaSandboxProvider() as provider:
+        assert asyncio.run(go(provider)) == list(bodies.values())
+
+
+def test_a_body_that_never_awaits_runs_without_an_event_loop() -> None:
+    """Without `await` (or `async`) in its text, the body is a plain
+    function: no event loop runs, and a tool call gives its value. With
+    it, the body is a coroutine on the run's event loop."""
+    probe = "m = __import__('sys').modules['asy' + 'ncio']\n"
+
+    async def lookup(key: str) -> str:
+        return key.upper()
+
+    async def go(provider: AmlaSandboxProvider) -> list[Any]:
+        fns = {"lookup": lookup}
+        return [
+            await provider.run(probe + "return m._get_running_loop() is None", external_functions=fns),
+            await provider.run("v = lookup(key='a')\nreturn [type(v).__name__, v]", external_functions=fns),
+            await provider.run(probe + "await m.sleep(0)\nreturn m._get_running_loop() is None"),
+            await provider.run("return [await lookup(key='b'), type(lookup(key='c')).__name__]", external_functions=fns),
+        ]
+
+    with AmlaSandboxProvider() as provider:
+        assert asyncio.run(go(provider)) == [True, ["str", "A"], False, ["B", "ToolCall"]]
+
+
+def test_inputs_change_the_result_of_the_same_code() -> None:
+    async def go(provider: AmlaSandboxProvider) -> list[Any]:
+        return [await provider.run("return n * 2", inputs={"n": n}) for n in (1, 2, 3)]
+
+    with AmlaSandboxProvider() as provider:
+        assert asyncio.run(go(provider)) == [2, 4, 6]
+
+
+def test_a_value_too_large_for_the_output_is_a_tool_error() -> None:
+    async def go(provider: AmlaSandboxProvider) -> Any:
+        assert await provider.run("return 'x' * 100") == "x" * 100
+        assert await provider.run("return None") is None
+        return await provider.run("return 'x' * 5000")
+
+    with AmlaSandboxProvider(max_output_size=2000) as provider:
+        with pytest.raises(Exception, match="more than max_output_size=2000 bytes of JSON"):
+            asyncio.run(go(provider))
+
+
+def test_a_tool_added_to_the_server_between_runs_is_seen() -> None:
+    provider = AmlaSandboxProvider(timeout=2)
+    with provider:
+        server = FastMCP("grow", transforms=[CodeMode(sandbox_provider=provider)])
+
+        @server.tool
+        def add(a: int, b: int) -> int:
+            """Add two integers."""
+            return a + b
+
+        async def execute(code: str) -> Any:
+            async with Client(server) as client:
+                return await client.call_tool("execute", {"code": code}, raise_on_error=False)
+
+        code = 'return [await call_tool("add", {"a": 1, "b": 2}), await call_tool("mul", {"a": 2, "b": 3})]'
+        r = asyncio.run(execute(code))
+        assert r.is_error and "mul" in text(r), text(r)
+
+        @server.tool
+        def mul(a: int, b: int) -> int:
+            """Multiply two integers."""
+            return a * b
+
+        r = asyncio.run(execute(code))
+        assert not r.is_error, text(r)
+        assert json.loads(text(r)) == [{"result": 3}, {"result": 6}]
 
 
 def test_import_without_fastmcp_names_the_extra() -> None:

@@ -227,6 +227,19 @@ def _run(inp: dict) -> int:
     return status
 
 
+# Scripts with top-level await, for _warm_up: the event loop's set-up, a
+# coroutine, tasks woken by a future, gather, a TaskGroup and an error.
+# (Only what needs no host: sleep(0) yields without a timer.)
+_ASYNC_WARM_UP = (
+    "await asyncio.sleep(0)",
+    "async def f(x):\n    return x\nawait f(1)",
+    "async def f(x):\n    await asyncio.sleep(0)\n    return x\nawait asyncio.gather(f(1), f(2))",
+    "async def f(x):\n    await asyncio.sleep(0)\n    return x\n"
+    "async with asyncio.TaskGroup() as tg:\n    t = tg.create_task(f(1))\nt.result()",
+    "async def f():\n    raise ValueError('x')\nawait f()",
+)
+
+
 def _warm_up() -> None:
     """Runs a few small scripts during set-up, with output going nowhere.
 
@@ -249,7 +262,7 @@ def _warm_up() -> None:
         netclients.warm_up()
         for _ in range(4):
             for code in ("print(1)", "1 + 1", "x = {'a': [1, 2.5, None]}\nx", "'text'", "import json\n_json_dumps(_json_loads('[1]'))",
-                         "def f(n):\n    return n and f(n - 1)\nf(3)", "raise ValueError('x')"):
+                         "def f(n):\n    return n and f(n - 1)\nf(3)", "raise ValueError('x')") + _ASYNC_WARM_UP:
                 _run({"code": code, "memory_limit": 256 << 20})
     finally:
         script.recording = True

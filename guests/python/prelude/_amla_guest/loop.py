@@ -24,7 +24,9 @@ would for an async function.
 from __future__ import annotations
 
 import asyncio
+import asyncio.constants
 import asyncio.events
+import asyncio.runners
 import math
 
 import errno
@@ -135,8 +137,25 @@ def session_loop() -> HostEventLoop:
 def run_main(coro, keep: bool = False):
     """Runs the script's top-level coroutine (a script with top-level
     await) as asyncio.run would, and returns its value; with keep, on the
-    session's loop, which stays open with what is left on it."""
+    session's loop, which stays open with what is left on it.
+
+    What asyncio.Runner does, without the steps that cannot apply here: a
+    SIGINT handler (no signal reaches the guest), and the loop runs that
+    would close asynchronous generators or the default executor when there
+    are none (each is a round of the loop: a task, its wake-ups, the
+    loop's set-up). Tasks still pending are cancelled and awaited, as
+    asyncio.run does."""
     if keep:
         return session_loop().run_until_complete(coro)
-    with asyncio.Runner(loop_factory=HostEventLoop) as runner:
-        return runner.run(coro)
+    loop = HostEventLoop()
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        try:
+            asyncio.runners._cancel_all_tasks(loop)
+            if loop._asyncgens:
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            if loop._default_executor is not None:
+                loop.run_until_complete(loop.shutdown_default_executor(asyncio.constants.THREAD_JOIN_TIMEOUT))
+        finally:
+            loop.close()
