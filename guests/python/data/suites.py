@@ -32,8 +32,23 @@ import tarfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import build_data as bd  # noqa: E402  (this directory's build, by path)
+
+
+def _load_build_data():
+    """build_data.py beside this file, under a name of its own."""
+    name = "amla_pydata_build"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parent / "build_data.py")
+    if spec is None or spec.loader is None:
+        raise RuntimeError("cannot load build_data.py beside suites.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+bd = _load_build_data()
 
 HYPOTHESIS = bd.Source(
     "hypothesis", "hypothesis-6.155.7-py3-none-any.whl",
@@ -112,7 +127,7 @@ def _extract(archive: Path, top: str, paths: tuple[str, ...], dest: Path, skip: 
     # The package directories above the tests: empty __init__.py files, so
     # pytest names the modules by their dotted names.
     for p in paths:
-        d = (dest / p).parent if (dest / p).is_file() else (dest / p).parent
+        d = (dest / p).parent
         while d != dest:
             init = d / "__init__.py"
             if not init.exists():
