@@ -252,3 +252,20 @@ def test_timeout_stops_a_long_numpy_loop() -> None:
             s.python("import numpy as np\na = np.random.random(1_000_000)\nwhile True:\n    a = np.sort(a[::-1])")
         assert time.monotonic() - start < 10
         assert s.python("import numpy as np\nprint(np.ones(2).sum())") == "2.0\n"
+
+
+@needs_data
+def test_dateutil_finds_the_embedded_time_zones(pd_sb: Sandbox) -> None:
+    # dateutil.tz.gettz reads the tzdata package through importlib.resources,
+    # which the embedded database is not: it found no zone (pandas'
+    # test_reindex_timestamp_with_fold, tests/test_python_data_suites.py).
+    out = pd_sb.python(
+        """
+from dateutil.tz import gettz
+import pandas as pd
+tz = gettz("America/Chicago")
+print(tz is not None, gettz("Nowhere/Else"))
+print(pd.Timestamp(2013, 11, 3, 1, fold=0, tzinfo=tz).utcoffset(), pd.Timestamp(2013, 11, 3, 1, fold=1, tzinfo=tz).utcoffset())
+"""
+    )
+    assert out == "True None\n-1 day, 19:00:00 -1 day, 18:00:00\n", pd_sb.last_stderr

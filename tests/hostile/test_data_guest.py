@@ -122,3 +122,42 @@ emit(after=attempt(lambda: sb.python("import numpy as np\\nprint(np.ones(2).sum(
     assert child["r"]["type"] == "amla_sandbox.TimeoutError", child["r"]
     assert child["seconds"] < 10, child["seconds"]
     assert child["after"]["ok"] and child["after"]["value"] == "2.0\n"
+
+
+# numpy C functions cast into a slot of another type (a getter or METH_NOARGS
+# method taking one parameter, a setter taking two): each call was a wasm
+# trap, "indirect call type mismatch", until the build added the missing
+# parameter (build_data.SIGNATURE_FIXES). Script -> what it prints.
+SIGNATURE_TRAPS = {
+    "ndarray_dtype_setter": (
+        "import numpy as np, warnings\nwarnings.simplefilter('ignore')\n"
+        "a = np.zeros(3, [('a', 'u1'), ('b', 'u1')]).view(np.recarray)\na.dtype = np.dtype([('a', 'u1'), ('b', 'u1')])\n"
+        "print(a.dtype.type.__name__)",
+        "record\n",
+    ),
+    "scalar_copy": ("import copy, numpy as np\nprint(repr(copy.copy(np.float64(1.5))))", "np.float64(1.5)\n"),
+    "array_converter_scalar_input": (
+        "from numpy._core._multiarray_umath import _array_converter\nprint(_array_converter(1.0, [2.0]).scalar_input)",
+        "(True, False)\n",
+    ),
+    "boundarraymethod_supports_unaligned": (
+        "import numpy as np\nfrom numpy._core._multiarray_umath import _get_castingimpl\n"
+        "print(_get_castingimpl(type(np.dtype('f8')), type(np.dtype('i8')))._supports_unaligned)",
+        "True\n",
+    ),
+    "sfloat_reduce": (
+        "from numpy._core._multiarray_umath import _get_sfloat_dtype\nprint(_get_sfloat_dtype()(2.0).__reduce__()[1])",
+        "(2.0,)\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SIGNATURE_TRAPS))
+def test_numpy_functions_called_through_a_slot_of_another_type_do_not_trap(name: str) -> None:
+    from amla_sandbox import Sandbox
+
+    script, expected = SIGNATURE_TRAPS[name]
+    with Sandbox(python_data=True, timeout=30) as sb:
+        out = sb.python(script)
+        assert out == expected, sb.last_stderr
+        assert sb.python("print('alive')") == "alive\n"

@@ -470,6 +470,104 @@ def rename_module(d: Path, src: Path, mod: Module, source: str) -> None:
     mod.inputs = inputs
 
 
+# C functions numpy defines with fewer parameters than the slot it casts
+# them into: a getter (self, closure) with one, a setter (self, value,
+# closure) with two, a METH_NOARGS method (self, unused) with one. Native
+# calling conventions ignore the extra argument; a wasm indirect call checks
+# the function's type and traps ("indirect call type mismatch"). Each is
+# compiled again from a copy of its file with the missing parameter added,
+# as (module, the compiled file's path ending, function). Found by
+# numpy's own tests in the guest (tests/test_python_data_suites.py) and a
+# scan of both packages' C sources for getters, setters and method table
+# entries whose function takes fewer parameters than its slot passes.
+SIGNATURE_FIXES = (
+    # ndarray.dtype's setter: `a.dtype = t` (numpy's test_records).
+    ("numpy._core._multiarray_umath", "/src/multiarray/getset.c", "array_descr_set"),
+    # numpy scalars' __copy__: copy.copy(np.float64(1)).
+    ("numpy._core._multiarray_umath", "/scalartypes.c", "gentype___copy__"),
+    # _array_converter.scalar_input.
+    ("numpy._core._multiarray_umath", "/src/multiarray/array_converter.c", "array_converter_get_scalar_input"),
+    # _BoundArrayMethod._supports_unaligned.
+    ("numpy._core._multiarray_umath", "/src/multiarray/array_method.c", "boundarraymethod__supports_unaligned"),
+    # The scaled-float test dtype's __reduce__ (pickling it).
+    ("numpy._core._multiarray_umath", "/src/umath/_scaled_float_dtype.c", "sfloat___reduce__"),
+    # _get_castingimpl, a METH_VARARGS | METH_KEYWORDS function taking no
+    # keywords parameter (declared so in convert_datatype.h too).
+    ("numpy._core._multiarray_umath", "/src/multiarray/convert_datatype.c", "_get_castingimpl"),
+)
+
+
+def add_parameter(text: str, function: str, source: str, end: str = "{") -> tuple[str, int]:
+    """text with one more, unused, pointer parameter in function's
+    definitions (end "{") or declarations (end ";") that start a line, as
+    numpy writes them; and how many were changed."""
+    pattern = re.compile(r"^(" + re.escape(function) + r"\s*\()((?:[^;{}()]|\([^;{}()]*\))*)(\)\s*" + re.escape(end) + ")", re.M)
+    return pattern.subn(lambda m: m.group(1) + m.group(2) + ", void *amla_unused" + m.group(3), text)
+
+
+def fix_signatures(d: Path, mod: Module, fixes: list[tuple[str, str]]) -> None:
+    """Compiles mod's files again with SIGNATURE_FIXES' functions given
+    their missing parameter: the file defining each (named by its path's
+    ending), the headers beside it declaring it, and the module's other
+    files naming it (a reference with the old type would not link). The
+    changed copies go into one directory, where their quoted includes find
+    the changed headers first and the rest in the originals' directories."""
+    b = d / "b"
+    commands = {str((Path(e["directory"]) / e["output"]).resolve()): e for e in json.loads((b / "compile_commands.json").read_text())}
+    compiled = {p: (commands[p], (Path(commands[p]["directory"]) / commands[p]["file"]).resolve()) for p in mod.inputs if p in commands}
+    edits: dict[Path, str] = {}
+    for ending, function in fixes:
+        defining = [src for _, src in compiled.values() if str(src).endswith(ending)]
+        if len(defining) != 1:
+            raise BuildError(f"{mod.dotted}: {len(defining)} compiled files end with {ending} (SIGNATURE_FIXES, {function})")
+        src = defining[0]
+        text, n = add_parameter(edits.get(src) or src.read_text(), function, str(src))
+        if n != 1:
+            raise BuildError(f"{src}: {n} definitions of {function} (expected one to fix its signature)")
+        edits[src] = text
+        for h in sorted(src.parent.glob("*.h")):
+            text, n = add_parameter(edits.get(h) or h.read_text(), function, str(h), ";")
+            if n:
+                edits[h] = text
+        word = re.compile(r"\b" + re.escape(function) + r"\b")
+        for _, other in compiled.values():
+            if other not in edits and word.search(other.read_text(errors="replace")):
+                edits[other] = other.read_text()
+    # Beside the module's objects (<module>.so.p/), named relative to the
+    # build directory as meson names them: the compiler wrapper renames the
+    # PyInit function of an object it compiles there.
+    fixed_rel = {str(Path(e["output"]).parent) for e, src in compiled.values() if src in edits}
+    if len(fixed_rel) != 1:
+        raise BuildError(f"{mod.dotted}: its objects are not in one directory ({sorted(fixed_rel)})")
+    rel_dir = Path(fixed_rel.pop()) / "amla-fixed"
+    out_dir = Path(next(iter(compiled.values()))[0]["directory"]) / rel_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    names: dict[str, Path] = {}
+    for path, text in edits.items():
+        if names.setdefault(path.name, path) != path:
+            raise BuildError(f"{mod.dotted}: two files named {path.name} to fix ({names[path.name]}, {path})")
+        target = out_dir / path.name
+        if not target.is_file() or target.read_text() != text:
+            target.write_text(text)
+    inputs = []
+    for p in mod.inputs:
+        if p not in compiled or compiled[p][1] not in edits:
+            inputs.append(p)
+            continue
+        e, src = compiled[p]
+        copy = out_dir / src.name
+        args = shlex.split(e["command"])
+        if e["file"] not in args:
+            raise BuildError(f"{mod.dotted}: the compile command of {e['file']} does not name it")
+        args = [str(copy) if a == e["file"] else a for a in args]
+        out = rel_dir / (src.name + ".o")
+        args[args.index("-o") + 1] = str(out)
+        args.insert(1, f"-I{src.parent}")
+        pg._run(args, f"compiling {src.name} of {mod.dotted} with fixed signatures", cwd=Path(e["directory"]))
+        inputs.append(str((Path(e["directory"]) / out).resolve()))
+    mod.inputs = inputs
+
+
 def inittab_c(mods: list[Module], path: Path) -> None:
     """The table registering every module by dotted name; driver.c calls
     amla_data_inittab before starting CPython."""
@@ -584,6 +682,10 @@ def build_data(out_wasm: Path, work_dir: Path, with_pandas: bool = True) -> str:
     site = stage / "site"
     site.mkdir(parents=True)
     mods = collect(nb, site) + (collect(pb, site) if pb is not None else [])
+    for name in sorted({m for m, _, _ in SIGNATURE_FIXES}):
+        for m in mods:
+            if m.dotted == name:
+                fix_signatures(nb, m, [(end, f) for n, end, f in SIGNATURE_FIXES if n == name])
     for name, source in RENAMED:
         d, root = (nb, numpy_src) if name.startswith("numpy.") else (pb, pandas_src)
         for m in mods:

@@ -46,6 +46,31 @@ def _install_tzdata() -> None:
     zoneinfo._common.load_tzdata = _load_tzdata
     zoneinfo._tzpath.available_timezones = available
     zoneinfo.available_timezones = available
+    _install_dateutil_tzdata()
+
+
+def _install_dateutil_tzdata() -> None:
+    """dateutil (dateutil.tz.gettz, which pandas uses for zone names)
+    reads the tzdata package's files through importlib.resources: the same
+    zones from the embedded data (without this gettz("America/Chicago")
+    is None, found by pandas' test_reindex_timestamp_with_fold)."""
+    from dateutil import _tzdata_impl
+
+    def load(key: str):
+        import _amla_tzdata
+
+        data = _amla_tzdata.ZONES.get(key)
+        if data is None or key in ("Factory", "localtime", "posixrules"):
+            raise _tzdata_impl.TZFileNotFound("Time zone not found: %s", zone_key=key)
+        return io.BytesIO(data)
+
+    def keys() -> list[str]:
+        import _amla_tzdata
+
+        return sorted(set(_amla_tzdata.ZONES) - {"Factory", "localtime", "posixrules"})
+
+    _tzdata_impl._load_tzdata = load
+    _tzdata_impl._load_tzdata_keys = keys
 
 
 _install_tzdata()
