@@ -135,3 +135,28 @@ func TestSpareShed(t *testing.T) {
 		h.mu.Unlock()
 	}
 }
+
+// TestBackToBackRunsDoNotWakeTheJanitor: a holder whose spare is noted
+// again and again (a loop of runs) does not wake the janitor each time:
+// such wake-ups made every warm run several times slower.
+func TestBackToBackRunsDoNotWakeTheJanitor(t *testing.T) {
+	SetSpareShed(time.Second)
+	defer SetSpareShed(DefaultSpareShed)
+	h := &fakeHolder{}
+	h.make()
+	time.Sleep(time.Millisecond)
+	before := janitorLooks.Load()
+	for i := 0; i < 30; i++ {
+		h.mu.Lock()
+		ForgetSpare(&h.slot) // a run takes the spare ...
+		h.mu.Unlock()
+		time.Sleep(time.Millisecond)
+		h.make() // ... and leaves the next one
+	}
+	if n := janitorLooks.Load() - before; n > 2 {
+		t.Fatalf("30 runs 1 ms apart made the janitor look %d times", n)
+	}
+	h.mu.Lock()
+	ForgetSpare(&h.slot)
+	h.mu.Unlock()
+}
