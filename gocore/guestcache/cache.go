@@ -310,6 +310,37 @@ func Ensure(dir, wasmPath, wasmtimeVersion string, compile CompileFunc, onCompil
 	return entry, nil
 }
 
+// AutoPruneEvery is how often a cache directory is pruned without being
+// asked (AutoPruneDue): pruning names every installed guest's artifact,
+// which hashes each guest (the data guest is over 100 MB, a tenth of a
+// second of a CPU), and a cache changes by a few artifacts per install.
+const AutoPruneEvery = time.Hour
+
+// autoPruneStamp is the file in a cache directory whose modification time
+// says when an automatic prune last began (Prune leaves it alone: it is
+// no artifact).
+const autoPruneStamp = ".last-prune"
+
+// AutoPruneDue reports whether dir's automatic prune is due at now (none
+// began within every, or the stamp says a time in the future) and, when it
+// is, marks it begun now. Two processes starting together may both find it
+// due; pruning twice is harmless.
+func AutoPruneDue(dir string, every time.Duration, now time.Time) bool {
+	stamp := filepath.Join(dir, autoPruneStamp)
+	if st, err := os.Stat(stamp); err == nil {
+		if at := st.ModTime(); !at.After(now) && now.Sub(at) < every {
+			return false
+		}
+	}
+	f, err := os.OpenFile(stamp, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return true // an unwritable directory: prune, as before there was a stamp
+	}
+	_ = f.Close()
+	_ = os.Chtimes(stamp, now, now)
+	return true
+}
+
 // PruneReport lists what Prune removed and what the cache holds after.
 type PruneReport struct {
 	Removed []string `json:"removed"`

@@ -368,3 +368,34 @@ func TestCompileNote(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoPruneDue: the automatic prune is due once per interval per
+// directory; a stamp from the future does not block it for ever; the stamp
+// is no artifact, so Prune leaves it.
+func TestAutoPruneDue(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	steps := []struct {
+		at   time.Time
+		want bool
+	}{
+		{now, true},                        // never pruned
+		{now.Add(time.Minute), false},      // within the hour
+		{now.Add(59 * time.Minute), false}, // still within it
+		{now.Add(61 * time.Minute), true},  // an hour after the first
+		{now.Add(62 * time.Minute), false}, // within the new hour
+		{now.Add(-24 * time.Hour), true},   // the stamp is in this call's future
+		{now.Add(-24*time.Hour + time.Second), false},
+	}
+	for i, st := range steps {
+		if got := AutoPruneDue(dir, time.Hour, st.at); got != st.want {
+			t.Fatalf("step %d (%v): due %v, want %v", i, st.at.Sub(now), got, st.want)
+		}
+	}
+	if _, err := Prune(dir, nil, 1, 0, "39.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, autoPruneStamp)); err != nil {
+		t.Fatalf("Prune removed the stamp: %v", err)
+	}
+}

@@ -121,10 +121,15 @@ func cacheArtifact(dir, shippedDir, wasmPath string, keep []string) (path string
 		return "", false, err
 	}
 	pruneOnce.Do(func() {
-		// Housekeeping, which the sandbox does not wait for: naming each
-		// kept guest's artifact hashes the guest (the data guest is over
-		// 100 MB), and nothing this process needs is removed (its guests'
-		// artifacts are kept, others only once unused for a while).
+		// Housekeeping, at most once an hour per cache directory (a
+		// process's first sandbox otherwise hashed every installed guest
+		// on another thread, which slowed the runs it made meanwhile), and
+		// which the sandbox does not wait for: nothing this process needs
+		// is removed (its guests' artifacts are kept, others only once
+		// unused for a while).
+		if !guestcache.AutoPruneDue(dir, guestcache.AutoPruneEvery, time.Now()) {
+			return
+		}
 		go func() {
 			var paths []string
 			for _, g := range keep {
