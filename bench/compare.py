@@ -441,14 +441,14 @@ def _rss_kb() -> tuple[int, int]:
 
 def child_py_rss(iterations: int) -> tuple[list[float], dict[str, Any]]:
     """Resident memory per extra live Python sandbox that has run print(1) (MB): once the
-    sandboxes have waited 1.5 s for their next run (past the 1 s after which an unused spare
+    sandboxes have waited 2 s for their next run (past the 1-1.5 s after which an unused spare
     sheds the pages it maps from the guest's image; gocore/workerpool/spares.go), and also
     0.3 s after their runs (spares reset, not yet shed)."""
     from amla_sandbox import Sandbox
 
     keep = [Sandbox()]
     expect(keep[0].python("print(1)"), "1\n")
-    time.sleep(1.5)
+    time.sleep(2.0)
     rss0, anon0 = _rss_kb()
     n = 20
     for _ in range(n):
@@ -457,7 +457,7 @@ def child_py_rss(iterations: int) -> tuple[list[float], dict[str, Any]]:
         keep.append(sb)
     time.sleep(0.3)  # the spares are reset after each run's result is out
     rss_busy, _ = _rss_kb()
-    time.sleep(1.2)
+    time.sleep(1.7)
     rss1, anon1 = _rss_kb()
     per, per_anon = (rss1 - rss0) / n, (anon1 - anon0) / n
     return [per / 1024], {"rss_mb": per / 1024, "anon_mb": per_anon / 1024, "busy_mb": (rss_busy - rss0) / n / 1024}
@@ -538,7 +538,7 @@ PY_SECTION = [
     # (child workload, title, target, how the figure reads)
     ("py_warm", "warm Python `print(1)` / warm JavaScript `console.log(1)`", 3.0, "ratio"),
     ("py_cold", "fresh process: import + `Sandbox()` + first run, Python / JavaScript", 1.5, "ratio"),
-    ("py_rss", "RSS per extra live Python sandbox that has run, waiting 1.5 s for its next run (MB)", 3.0, "MB"),
+    ("py_rss", "RSS per extra live Python sandbox that has run, waiting 2 s for its next run (MB)", 3.0, "MB"),
     ("py_loop", "1,000,000-iteration loop / native CPython", 2.5, "ratio"),
     ("py_json", "5 MB `json.dumps` + `json.loads` / native CPython", 2.0, "ratio"),
     ("py_data", "data guest: a fresh sandbox's first run (ms); groupby over 1M rows / native pandas", 10.0, "ms"),
