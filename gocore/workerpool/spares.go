@@ -250,8 +250,8 @@ func releaseIdleSpares() {
 			// A spare noted while the janitor sleeps is looked at within
 			// half the shed time after it is due. NoteSpare does not wake
 			// the janitor for it: in a loop of runs on one sandbox (its
-			// spare out of the line during each run) that was every run,
-			// and made each warm run several times slower.
+			// spare out of the line during each run) that would be a
+			// goroutine wake-up for every run.
 			if spares.shed > 0 {
 				if d := time.Now().Add(spares.shed / 2); d.Before(due) {
 					due = d

@@ -137,8 +137,8 @@ func TestSpareShed(t *testing.T) {
 }
 
 // TestBackToBackRunsDoNotWakeTheJanitor: a holder whose spare is noted
-// again and again (a loop of runs) does not wake the janitor each time:
-// such wake-ups made every warm run several times slower.
+// again and again (a loop of runs) does not wake the janitor each time
+// (a goroutine wake-up per run).
 func TestBackToBackRunsDoNotWakeTheJanitor(t *testing.T) {
 	SetSpareShed(time.Second)
 	defer SetSpareShed(DefaultSpareShed)
