@@ -85,6 +85,21 @@ var (
 // either present (not the zero page) or swapped out. supported is false
 // when the kernel does not know the ioctl (or refuses it).
 func scanPages(f *os.File, mem []byte, max int) (spans []span, ok, supported bool) {
+	return scanCategories(f, mem, max, pmScanArg{
+		// not a file page and not the zero page ...
+		inverted: pageIsFile | pageIsPFNZero,
+		mask:     pageIsFile | pageIsPFNZero,
+		// ... and present or swapped out.
+		anyof: pageIsPresent | pageIsSwapped,
+	})
+}
+
+// scanCategories walks mem with PAGEMAP_SCAN for the pages matching the
+// category fields of want (inverted, mask, anyof), returning their ranges.
+// ok is false when the answer cannot be trusted or the ranges add up to
+// more than max bytes; supported is false when the kernel does not know
+// the ioctl (or refuses it).
+func scanCategories(f *os.File, mem []byte, max int, want pmScanArg) (spans []span, ok, supported bool) {
 	scanBufMu.Lock()
 	defer scanBufMu.Unlock()
 	fd := f.Fd()
@@ -92,15 +107,13 @@ func scanPages(f *os.File, mem []byte, max int) (spans []span, ok, supported boo
 	regions := &scanRegions
 	arg := &scanArg
 	*arg = pmScanArg{
-		size:  uint64(unsafe.Sizeof(pmScanArg{})),
-		start: base,
-		end:   base + uint64(len(mem)),
-		vec:   uint64(uintptr(unsafe.Pointer(&regions[0]))),
-		// not a file page and not the zero page ...
-		inverted: pageIsFile | pageIsPFNZero,
-		mask:     pageIsFile | pageIsPFNZero,
-		// ... and present or swapped out.
-		anyof: pageIsPresent | pageIsSwapped,
+		size:     uint64(unsafe.Sizeof(pmScanArg{})),
+		start:    base,
+		end:      base + uint64(len(mem)),
+		vec:      uint64(uintptr(unsafe.Pointer(&regions[0]))),
+		inverted: want.inverted,
+		mask:     want.mask,
+		anyof:    want.anyof,
 	}
 	total := 0
 	for arg.start < arg.end {
@@ -181,34 +194,8 @@ func mappedImagePages(mem []byte) (spans []span, ok bool) {
 	if f == nil || len(mem) == 0 || uintptr(unsafe.Pointer(&mem[0]))%uintptr(pageSize) != 0 || noScan.Load() {
 		return nil, false
 	}
-	scanBufMu.Lock()
-	defer scanBufMu.Unlock()
-	fd := f.Fd()
-	base := uint64(uintptr(unsafe.Pointer(&mem[0])))
-	regions := &scanRegions
-	arg := &scanArg
-	*arg = pmScanArg{
-		size:  uint64(unsafe.Sizeof(pmScanArg{})),
-		start: base,
-		end:   base + uint64(len(mem)),
-		vec:   uint64(uintptr(unsafe.Pointer(&regions[0]))),
-		mask:  pageIsFile | pageIsPresent,
-	}
-	for arg.start < arg.end {
-		arg.vecLen = uint64(len(regions))
-		n, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, pagemapScan, uintptr(unsafe.Pointer(arg)))
-		if errno != 0 {
-			return nil, false
-		}
-		for _, r := range regions[:n] {
-			spans = append(spans, span{int(r.start - base), int(r.end - base)})
-		}
-		if arg.walkEnd <= arg.start {
-			return nil, false
-		}
-		arg.start = arg.walkEnd
-	}
-	return spans, true
+	spans, ok, _ = scanCategories(f, mem, len(mem), pmScanArg{mask: pageIsFile | pageIsPresent})
+	return spans, ok
 }
 
 // dropImagePages unmaps the pages of mem still mapped from the image file,
