@@ -196,8 +196,15 @@ func (s *Sandbox) wasiConfig(runtimeLog string, memLimit int64) (*wasmtime.WasiC
 		return nil, err
 	}
 	for _, pre := range preopens(s.Root()) {
-		_ = os.MkdirAll(pre.host, 0o700)
-		if err := wasi.PreopenDir(pre.host, pre.guest, pre.dir, pre.file); err != nil {
+		// The directories exist from the sandbox's start; one the embedder
+		// removed since is made again.
+		err := wasi.PreopenDir(pre.host, pre.guest, pre.dir, pre.file)
+		if err != nil {
+			if mkErr := os.MkdirAll(pre.host, 0o700); mkErr == nil {
+				err = wasi.PreopenDir(pre.host, pre.guest, pre.dir, pre.file)
+			}
+		}
+		if err != nil {
 			return nil, fmt.Errorf("preopening %s: %v", pre.guest, err)
 		}
 	}
@@ -235,6 +242,12 @@ func (r *Run) runProc(p *proc, in wire.Input, memLimit int64) procEnd {
 	}
 	r.sb.indexTools(&in)
 	r.sb.nameTools(&in)
+	in.Mounts = nil
+	if in.Language == wire.LangPython {
+		for _, m := range r.sb.cfg.Mounts {
+			in.Mounts = append(in.Mounts, m.Guest)
+		}
+	}
 	data, err := json.Marshal(in)
 	if err != nil {
 		return fail("encoding run input: %v", err)

@@ -129,6 +129,11 @@ type Input struct {
 	// True), docs/sessions.md): the script's globals, imports and
 	// definitions are to outlive it. Never set for a child process.
 	KeepState bool `json:"keep_state,omitempty"`
+	// Mounts are the guest paths of the directories the sandbox mounts
+	// (Sandbox(python_packages=...)), set by the host for Python
+	// processes: the guest learns of them without asking the file system,
+	// each question of which costs a hand-off to another thread.
+	Mounts []string `json:"mounts,omitempty"`
 }
 
 // ToolInfo describes one registered tool (ToolDefinition.to_dict()).
