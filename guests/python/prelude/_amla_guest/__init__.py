@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import gc
+import io
 import json
 import os
 import sys
@@ -25,7 +26,15 @@ from . import streams
 
 sys.stdout = sys.__stdout__ = streams.text_output(1)
 sys.stderr = sys.__stderr__ = streams.text_output(2)
-sys.stdin = sys.__stdin__ = streams.text_input("")
+sys.stdin = sys.__stdin__ = _EMPTY_STDIN = streams.text_input("")
+
+
+def _empty_stdin() -> io.TextIOWrapper:
+    """The empty stdin a run gets when its script has none."""
+    global _EMPTY_STDIN
+    if _EMPTY_STDIN.closed:
+        _EMPTY_STDIN = streams.text_input("")
+    return _EMPTY_STDIN
 
 # What scripts import most, imported now so a run does not pay for it (a
 # snapshot holds them ready). tempfile's name generator is not created
@@ -150,7 +159,10 @@ def _run(inp: dict) -> int:
     continuing = bool(inp.get("keep_state")) and _runs > 0
     _runs += 1
     if not continuing:
-        random.seed()
+        # 256 bits from the host seed the Mersenne Twister: as many streams
+        # as random.seed() gives in practice, for a third of its cost (it
+        # asks for the generator's whole 2.5 KB state).
+        random.seed(int.from_bytes(os.urandom(32), "little"))
         for reseed in reseeds:
             reseed()
     script.keep_loop = bool(inp.get("keep_state"))
@@ -179,24 +191,35 @@ def _run(inp: dict) -> int:
         os.environ.update({k: v for k, v in env.items() if isinstance(k, str) and isinstance(v, str) and k and "=" not in k
                            and "\0" not in k and "\0" not in v})
     stdin = inp.get("stdin") if inp.get("has_stdin") else ""
-    sys.stdin = streams.text_input(stdin or "")
+    # An empty stdin is the set-up's own, made once: reading it changes
+    # nothing, so only a run that replaced or closed it needs another.
+    if stdin or sys.stdin is not _EMPTY_STDIN or _EMPTY_STDIN.closed:
+        sys.stdin = streams.text_input(stdin) if stdin else _empty_stdin()
     # Modules the script keeps in /workspace are importable (after the
     # standard library, which no file there can replace), and so are the
     # packages the sandbox mounts.
     sys.path[:] = ["/workspace"]
     if not continuing:
-        _has_site_packages = os.path.isdir(SITE_PACKAGES)
+        # The host lists what it mounts (wire.Input.Mounts); asking the file
+        # system would cost a hand-off to another thread in the host.
+        _has_site_packages = SITE_PACKAGES in (inp.get("mounts") or ())
     if _has_site_packages:
         sys.path.append(SITE_PACKAGES)
     # A child process (python from the shell) starts where its parent is.
     # A kept session stays where its last run left it.
+    # getcwd is the C library's own record; chdir asks the host (a
+    # hand-off to another thread there), so it is skipped when the process
+    # is already there, as every run from the snapshot is in /workspace.
     if not continuing:
         cwd = inp.get("dir") or "/workspace"
-        try:
-            os.chdir(cwd)
-        except OSError:
-            os.chdir("/workspace")
-    os.environ["PWD"] = os.getcwd()
+        if cwd != os.getcwd():
+            try:
+                os.chdir(cwd)
+            except OSError:
+                os.chdir("/workspace")
+    cwd = os.getcwd()
+    if os.environ.get("PWD") != cwd:
+        os.environ["PWD"] = cwd
     # argv is the command line after "python": ["-c", ...] for code given
     # as text (the API's runs), ["-", ...] for a script read from stdin,
     # [path, ...] for a script file, which is then the code's filename.
