@@ -76,6 +76,78 @@ def test_output_and_the_final_expression(sb: Sandbox, code: str, stdout: str):
     assert sb.python(code) == stdout
 
 
+# Every way a script can end, against what Python's own syntax tree says: the guest tells
+# most of them from the text and the compiled code (guests/python/prelude/_amla_guest/
+# script.py, _compile), the rest from the tree; the value shown must be the same either way.
+ENDINGS = [
+    ("x = 5\nx", "5\n"),
+    ("x = 5\nx * 2  # twice\n\n", "10\n"),
+    ("x = 1; x", "1\n"),
+    ("x = 1\nx;", "1\n"),
+    ("x = 1\nx ;  # c", "1\n"),
+    ("x = 1; 'text'", "text\n"),
+    ("x = 1\n'text'", "text\n"),
+    ("x = 1\n(1, 2)", "[1,2]\n"),
+    ("x = 1\n...", "Ellipsis\n"),
+    ('"""\ndoc\n"""', "\ndoc\n\n"),
+    ('s = """\nhello\n"""', ""),
+    ('f = lambda s: len(s)\nf("""\nfor x in y:\n    z""")', "18\n"),
+    ('print("""\nfor x in y:\n    z""")', "\nfor x in y:\n    z\n"),
+    ("x = 1\nif x:\n    x + 1", ""),
+    ("if True: 5", ""),
+    ("for i in range(2):\n    i", ""),
+    ("for i in range(2):\n    print(i)\n", "0\n1\n"),
+    ("from os import path", ""),
+    ("import os\nos.sep", "/\n"),
+    ("x = [1,\n 2,\n 3]\n(len(x),\n 5)", "[3,5]\n"),
+    ("x = [1]\nx[\n0\n]", "1\n"),
+    ("y = 3\nx = y + \\\ny", ""),
+    ("y = 3\ny + \\\ny", "6\n"),
+    ("a = [1]\n*a, 2", "[1,2]\n"),
+    ("match 1:\n    case 1:\n        print('m')", "m\n"),
+    ("match = [7]\nmatch[0]", "7\n"),
+    ("x = 0\nx if x else 9", "9\n"),
+    ("c = True\n'yes' if c else 'no'", "yes\n"),
+    ("rows = [i * 2 for i in range(3)]\n[r + 1 for r in rows]", "[1,3,5]\n"),
+    ("total = sum(i for i in range(4))\ntotal", "6\n"),
+    ("ü = 3\nü + 1", "4\n"),
+    ("x = {'é': 1}\nx['é']  # é", "1\n"),
+    ("x = 1\r\nx + 1\r\n", "2\n"),
+    ("print(1)\n    # an indented comment\n", "1\n"),
+    ("def f():\n    return 3\nf()", "3\n"),
+    ("async def f():\n    return 3\nawait f()", "3\n"),
+    ("async def f():\n    return 3\nx = await f()", ""),
+    ("import asyncio\nawait asyncio.sleep(0)", ""),
+    ("class A:\n    def __repr__(self):\n        return 'A!'\nA()", "A!\n"),
+    ("x = 1\ndel x", ""),
+    ("assert True", ""),
+    ("pass", ""),
+    ("", ""),
+    ("# only a comment", ""),
+    ("s = '\\ud800'\nlen(s)", "1\n"),
+    ("s = '\\ud800'", ""),
+]
+
+
+@pytest.mark.parametrize("code,stdout", ENDINGS)
+def test_the_value_of_every_kind_of_ending(sb: Sandbox, code: str, stdout: str):
+    import ast
+
+    tree = ast.parse(code)
+    ends_in_expression = bool(tree.body) and isinstance(tree.body[-1], ast.Expr)
+    assert sb.python(code) == stdout, sb.last_stderr
+    assert sb.last_result.exit_code == 0
+    if not ends_in_expression:
+        assert sb.last_result.return_value is None
+
+
+def test_an_error_in_the_last_expression_points_at_its_line(sb: Sandbox):
+    assert sb.python("x = 1\nrows = [1]\nrows[x]") == ""
+    assert sb.last_stderr.endswith('  File "<string>", line 3, in <module>\n    rows[x]\n    ~~~~^^^\nIndexError: list index out of range\n')
+    assert sb.python("x = 1\nawait asyncio.sleep(0)\n[1][x]") == ""
+    assert '  File "<string>", line 3, in <module>\n' in sb.last_stderr and "IndexError" in sb.last_stderr
+
+
 def test_an_uncaught_exception_is_a_traceback_on_stderr(sb: Sandbox):
     assert sb.python("def f():\n    raise ValueError('bad')\nf()") == ""
     assert sb.last_result.exit_code == 1

@@ -17,6 +17,8 @@ import ast
 import gc
 import json
 import linecache
+import opcode
+import re
 import sys
 import traceback
 
@@ -37,18 +39,127 @@ EXIT_OUT_OF_MEMORY = 137
 _PLUMBING = ("/usr/lib/python3.13/_amla_guest/", "/usr/lib/python3.13/asyncio/")
 
 
+_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+_POP_TOP = opcode.opmap["POP_TOP"]
+_RETURN_CONST = opcode.opmap["RETURN_CONST"]
+_RETURN_VALUE = opcode.opmap["RETURN_VALUE"]
+_RETURN_CONST_BYTE = bytes((_RETURN_CONST,))
+_RETURN_VALUE_BYTE = bytes((_RETURN_VALUE,))
+# The first words of statements that are no expression, and of those
+# that may be either.
+_STATEMENT = re.compile(r"(?:for|while|with|if|try|import|from|async|del|assert|raise|class|def|global|nonlocal|pass|break|continue|return)\b|@")
+_SOFT_KEYWORD = re.compile(r"(?:match|type|case)\b")
+# Lines that start no statement: blank, indented, or a comment.
+_NOT_CODE = re.compile(r"[ \t\f\r#]|$")
+_CLOSERS = ")]}"
+
+# How the script's code hands over its final expression's value.
+STORED, RETURNED = 1, 2
+
+
 def _compile(source: str, filename: str):
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-    tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | flags, dont_inherit=True)
-    has_last = bool(tree.body) and isinstance(tree.body[-1], ast.Expr)
-    if has_last:
-        expr = tree.body[-1]
-        assign = ast.Assign(targets=[ast.Name(LAST, ast.Store())], value=expr.value)
-        ast.copy_location(assign, expr)
-        assign.targets[0].lineno, assign.targets[0].col_offset = expr.lineno, expr.col_offset
-        assign.targets[0].end_lineno, assign.targets[0].end_col_offset = expr.end_lineno, expr.end_col_offset
-        tree.body[-1] = assign
-    return compile(tree, filename, "exec", flags, dont_inherit=True), has_last
+    """The script's code and how its final expression's value comes out:
+    0 (the last statement is no bare expression), RETURNED (the code
+    returns it) or STORED (the code assigns it to LAST).
+
+    The script is compiled as it is. Where the text shows what its last
+    statement is (_last_statement), that is all: a script ending in a bare
+    expression compiles to its value, POP_TOP and the module's one exit,
+    `return None`, and turning that POP_TOP into RETURN_VALUE returns the
+    value (_returning). Otherwise the syntax tree is built (as Python
+    objects), its last expression made an assignment and the tree
+    compiled, which costs about as much again as compiling the text."""
+    try:
+        code = compile(source, filename, "exec", _FLAGS, dont_inherit=True)
+    except UnicodeEncodeError:
+        # Compiling text fails on a lone surrogate in a string constant,
+        # compiling its tree does not.
+        code = None
+    if code is not None:
+        kind = _last_statement(source)
+        if kind == _STATEMENT_END:
+            return code, 0
+        if kind == _EXPRESSION_END:
+            returning = _returning(code)
+            if returning is not None:
+                return returning, RETURNED
+    tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | _FLAGS, dont_inherit=True)
+    if not (tree.body and isinstance(tree.body[-1], ast.Expr)):
+        return code or compile(tree, filename, "exec", _FLAGS, dont_inherit=True), 0
+    expr = tree.body[-1]
+    assign = ast.Assign(targets=[ast.Name(LAST, ast.Store())], value=expr.value)
+    ast.copy_location(assign, expr)
+    assign.targets[0].lineno, assign.targets[0].col_offset = expr.lineno, expr.col_offset
+    assign.targets[0].end_lineno, assign.targets[0].end_col_offset = expr.end_lineno, expr.end_col_offset
+    tree.body[-1] = assign
+    return compile(tree, filename, "exec", _FLAGS, dont_inherit=True), STORED
+
+
+def _returning(code):
+    """code with its final POP_TOP made RETURN_VALUE, when it has one exit
+    (`return None`) right after a POP_TOP; else None. (The compiler copies
+    a short exit into branches that reach it, as for `a if c else b`:
+    such code is left to the syntax tree.)"""
+    raw = code.co_code
+    ops = raw[::2]
+    if ops.count(_RETURN_CONST_BYTE) != 1 or _RETURN_VALUE_BYTE in ops:
+        return None
+    at = ops.index(_RETURN_CONST_BYTE)
+    if at == 0 or ops[at - 1] != _POP_TOP or code.co_consts[raw[2 * at + 1]] is not None:
+        return None
+    return code.replace(co_code=raw[:2 * at - 2] + bytes((_RETURN_VALUE, 0)) + raw[2 * at:])
+
+
+# What _last_statement finds at the end of a script.
+_UNKNOWN, _EXPRESSION_END, _STATEMENT_END = 0, 1, 2
+
+
+def _last_statement(source: str) -> int:
+    """What the script's last statement is, told from its text:
+    _EXPRESSION_END for a bare expression that is not a constant (which
+    compiles to a POP_TOP), _STATEMENT_END for a statement that is no bare
+    expression, _UNKNOWN when the text does not show it.
+
+    The last statement starts at the last line that begins in column 0
+    with code, unless that line continues another (the line before ends in
+    a backslash, or it closes a bracket). Such a line can also lie inside
+    a string or brackets opened above it; then the text from it on closes
+    what it did not open, and compiles neither as an expression nor as
+    statements. A text that compiles is therefore the whole last
+    statement, except where a semicolon may join two statements."""
+    lines = source.split("\n")
+    at = len(lines) - 1
+    while at >= 0 and _NOT_CODE.match(lines[at]):
+        at -= 1
+    if at < 0 or (at > 0 and lines[at - 1].rstrip("\r").endswith("\\")) or lines[at][:1] in _CLOSERS:
+        return _UNKNOWN
+    text = "\n".join(lines[at:]) if at < len(lines) - 1 else lines[at]
+    if ";" in text:
+        return _UNKNOWN
+    keyword = _STATEMENT.match(text)
+    if at == 0:
+        # The whole script (which compiled) is this one statement.
+        if keyword:
+            return _STATEMENT_END
+        if not _SOFT_KEYWORD.match(text):
+            # An expression, or an assignment, which compiles to no
+            # POP_TOP (_returning finds none).
+            return _EXPRESSION_END
+    if not keyword:
+        try:
+            value = compile(text, "<last>", "eval", _FLAGS, dont_inherit=True)
+        except (SyntaxError, ValueError):
+            pass
+        else:
+            # A constant compiles to nothing in a module.
+            return _UNKNOWN if len(value.co_code) == 4 and value.co_code[-2] == _RETURN_CONST else _EXPRESSION_END
+    if text[:1] == "*":
+        return _UNKNOWN  # `*a, b` is an expression statement, no expression
+    try:
+        compile(text, "<last>", "exec", _FLAGS | ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return _UNKNOWN
+    return _STATEMENT_END
 
 
 def show(value) -> str | None:
@@ -169,7 +280,7 @@ def execute(source: str, filename: str, namespace: dict) -> int:
     """Runs source in namespace; returns the exit status."""
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     try:
-        code, has_last = _compile(source, filename)
+        code, last = _compile(source, filename)
     except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError) as e:
         _amla.release_reserve()
         sys.stderr.write("".join(traceback.format_exception_only(e)))
@@ -180,9 +291,9 @@ def execute(source: str, filename: str, namespace: dict) -> int:
     try:
         result = eval(code, namespace)
         if code.co_flags & CO_COROUTINE:
-            loop.run_main(result, keep=keep_loop)
-        if has_last:
-            value = calls.resolve(namespace.pop(LAST, None))
+            result = loop.run_main(result, keep=keep_loop)
+        if last:
+            value = calls.resolve(result if last == RETURNED else namespace.pop(LAST, None))
             record(value)
             text = show(value)
             if text is not None:
