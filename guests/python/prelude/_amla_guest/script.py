@@ -147,12 +147,12 @@ def _last_statement(source: str) -> int:
             return _EXPRESSION_END
     if not keyword:
         try:
-            value = compile(text, "<last>", "eval", _FLAGS, dont_inherit=True)
+            tree = compile(text, "<last>", "eval", _FLAGS | ast.PyCF_ONLY_AST, dont_inherit=True)
         except (SyntaxError, ValueError):
             pass
         else:
             # A constant compiles to nothing in a module.
-            return _UNKNOWN if len(value.co_code) == 4 and value.co_code[-2] == _RETURN_CONST else _EXPRESSION_END
+            return _UNKNOWN if isinstance(tree.body, ast.Constant) else _EXPRESSION_END
     if text[:1] == "*":
         return _UNKNOWN  # `*a, b` is an expression statement, no expression
     try:
