@@ -71,13 +71,15 @@ _TAIL = (
     f"{_VALUE}\n"
 )
 
-# What the provider's source ends with: the same check of the value for
-# JSON, and the value in a list as the final expression. The guest drops a
+# What the provider's source ends with: the value in a list as the final
+# expression, after the same check for JSON, both done by the guest's
+# `__amla_box__` (guests/python/prelude/_amla_guest/__init__.py; one
+# statement to compile where the check written out is three, and every
+# statement the guest compiles costs time in every run). The guest drops a
 # return value larger than the run's output allows, and `[value]` is never
 # None, so a run whose return value is missing returned too much: the
-# provider says so. (Fewer statements than _TAIL: every statement the guest
-# compiles costs time in every run.)
-_BOXED_TAIL = f"{_VALUE} = {{call}}\n__import__('json').dumps({_VALUE}, allow_nan=False)\n[{_VALUE}]\n"
+# provider says so.
+_BOXED_TAIL = "__amla_box__({call})\n"
 
 
 def _string_lines(tree: ast.Module) -> set[int]:
