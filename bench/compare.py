@@ -1073,8 +1073,11 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     load_before = loadavg()
+    ours_env = dict(os.environ)
+    if args.ours_pythonpath:
+        ours_env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(Path(args.ours_pythonpath).resolve()), ours_env.get("PYTHONPATH")) if p)
     if args.python:
-        ours_env = dict(os.environ)
         with tempfile.TemporaryDirectory(prefix="amla-bench-") as tmp:
             workdir = Path(tmp) / "run"
             workdir.mkdir()
@@ -1089,10 +1092,6 @@ def main(argv: list[str] | None = None) -> int:
     cache_dir: Path = args.cache_dir.expanduser().resolve()
     ref_python = ensure_reference(cache_dir, args.ref_version)
 
-    ours_env = dict(os.environ)
-    if args.ours_pythonpath:
-        ours_env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(Path(args.ours_pythonpath).resolve()), ours_env.get("PYTHONPATH")) if p)
     ref_env = {k: v for k, v in os.environ.items()
                if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV")}
     impls = [Impl("ours", args.ours_python, ours_env), Impl("ref", str(ref_python), ref_env)]
