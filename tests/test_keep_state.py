@@ -71,6 +71,14 @@ def test_python_random_state_and_cwd_are_the_sessions(sb: Sandbox) -> None:
 # -- JavaScript -----------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("spoil", ["sys.stdin.close()", "sys.stdin.detach()", "sys.stdin = None", "sys.stdin.read()"])
+def test_python_stdin_is_empty_again_whatever_a_run_did_to_it(sb: Sandbox, spoil: str) -> None:
+    assert sb.python(f"import sys\n{spoil}\nprint('ok')") == "ok\n"
+    assert sb.python("import sys\nprint(repr(sys.stdin.read()), repr(input.__name__))") == "'' 'input'\n"
+    assert sb.python("import sys\nprint(sys.stdin.read())", stdin="given") == "given\n"
+    assert sb.python("import sys\nprint(repr(sys.stdin.read()))") == "''\n"
+
+
 def test_javascript_declarations_persist(sb: Sandbox) -> None:
     sb.execute("const a = 40; let b = 2; var c = 'v'; function add(x, y) { return x + y }\nclass P { constructor(v) { this.v = v } }")
     assert sb.execute("console.log(add(a, b), c, new P(5).v)") == "42 v 5\n"

@@ -30,9 +30,15 @@ sys.stdin = sys.__stdin__ = _EMPTY_STDIN = streams.text_input("")
 
 
 def _empty_stdin() -> io.TextIOWrapper:
-    """The empty stdin a run gets when its script has none."""
+    """The empty stdin a run gets when its script has none: the set-up's
+    own, unless a script of a kept session closed or detached it (reading
+    an empty stream changes nothing)."""
     global _EMPTY_STDIN
-    if _EMPTY_STDIN.closed:
+    try:
+        usable = not _EMPTY_STDIN.closed
+    except ValueError:  # detached
+        usable = False
+    if not usable:
         _EMPTY_STDIN = streams.text_input("")
     return _EMPTY_STDIN
 
@@ -204,10 +210,7 @@ def _run(inp: dict) -> int:
         os.environ.update({k: v for k, v in env.items() if isinstance(k, str) and isinstance(v, str) and k and "=" not in k
                            and "\0" not in k and "\0" not in v})
     stdin = inp.get("stdin") if inp.get("has_stdin") else ""
-    # An empty stdin is the set-up's own, made once: reading it changes
-    # nothing, so only a run that replaced or closed it needs another.
-    if stdin or sys.stdin is not _EMPTY_STDIN or _EMPTY_STDIN.closed:
-        sys.stdin = streams.text_input(stdin) if stdin else _empty_stdin()
+    sys.stdin = streams.text_input(stdin) if stdin else _empty_stdin()
     # Modules the script keeps in /workspace are importable (after the
     # standard library, which no file there can replace), and so are the
     # packages the sandbox mounts.
