@@ -178,7 +178,13 @@ func FileDigest(path string) (string, error) {
 // FileName is the artifact name (the cache key) for the guest at wasmPath
 // compiled by wasmtime version wasmtimeVersion for this platform.
 func FileName(wasmPath, wasmtimeVersion string) (string, error) {
-	d, err := FileDigest(wasmPath)
+	return FileNameIn("", wasmPath, wasmtimeVersion)
+}
+
+// FileNameIn is FileName with the wasm file's digest remembered in the
+// cache directory dir across processes (DigestIn).
+func FileNameIn(dir, wasmPath, wasmtimeVersion string) (string, error) {
+	d, err := DigestIn(dir, wasmPath)
 	if err != nil {
 		return "", err
 	}
@@ -227,20 +233,35 @@ type Entry struct {
 }
 
 // Path is dir joined with the artifact name for wasmPath (FileName). When
-// the artifact exists its modification time is refreshed (it counts as
-// used).
+// the artifact exists it counts as used: the modification time of its
+// digest file is refreshed (lastUsed). Not the artifact's own: that would
+// move its change time, which its verified stamp records (trust.go), and
+// every process would digest the whole artifact again.
 func Path(dir, wasmPath, wasmtimeVersion string) (path string, present bool, err error) {
-	name, err := FileName(wasmPath, wasmtimeVersion)
+	name, err := FileNameIn(dir, wasmPath, wasmtimeVersion)
 	if err != nil {
 		return "", false, err
 	}
 	path = filepath.Join(dir, name)
 	if _, err := os.Stat(path); err == nil {
 		now := time.Now()
-		_ = os.Chtimes(path, now, now) // best effort: a read-only cache still works
+		_ = os.Chtimes(path+macSuffix, now, now) // best effort: a read-only cache still works
 		return path, true, nil
 	}
 	return path, false, nil
+}
+
+// lastUsed is when the cache file at path (described by info) was last
+// written or used: for an artifact, the later of its own modification time
+// and its digest file's, which Path refreshes.
+func lastUsed(path string, info os.FileInfo) time.Time {
+	t := info.ModTime()
+	if strings.HasSuffix(path, cacheSuffix) {
+		if mac, err := os.Stat(path + macSuffix); err == nil && mac.ModTime().After(t) {
+			t = mac.ModTime()
+		}
+	}
+	return t
 }
 
 // CompileFunc compiles the guest at wasmPath and writes its artifact to
@@ -381,6 +402,7 @@ func Prune(dir string, keep []string, maxBytes int64, grace time.Duration, wasmt
 			_ = os.Remove(path + macSuffix) // its digest (trust.go)
 		}
 	}
+	pruneDigestRecords(filepath.Join(dir, digestsDir), now, grace)
 	var candidates []cacheFile
 	for _, e := range entries {
 		name := e.Name()
@@ -389,7 +411,7 @@ func Prune(dir string, keep []string, maxBytes int64, grace time.Duration, wasmt
 			continue
 		}
 		path := filepath.Join(dir, name)
-		age := now.Sub(info.ModTime())
+		age := now.Sub(lastUsed(path, info))
 		switch {
 		case strings.HasPrefix(name, ".tmp-") && strings.HasSuffix(name, cacheSuffix):
 			if age > tmpStale {
@@ -414,7 +436,7 @@ func Prune(dir string, keep []string, maxBytes int64, grace time.Duration, wasmt
 			} else if age > grace {
 				remove(path)
 			} else {
-				candidates = append(candidates, cacheFile{path, info.Size(), info.ModTime()})
+				candidates = append(candidates, cacheFile{path, info.Size(), lastUsed(path, info)})
 				report.Bytes += info.Size()
 			}
 		}

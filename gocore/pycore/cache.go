@@ -133,7 +133,7 @@ func cacheArtifact(dir, shippedDir, wasmPath string, keep []string) (path string
 		go func() {
 			var paths []string
 			for _, g := range keep {
-				if name, err := guestcache.FileName(g, v); err == nil {
+				if name, err := guestcache.FileNameIn(dir, g, v); err == nil {
 					paths = append(paths, filepath.Join(dir, name))
 				}
 			}
