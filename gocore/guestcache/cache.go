@@ -153,10 +153,7 @@ func FileDigest(path string) (string, error) {
 		return "", fmt.Errorf("digest of %s: %w", path, err)
 	}
 	key := digestKey{path, st.Size(), st.ModTime().UnixNano()}
-	digestMu.Lock()
-	d, ok := digests[key]
-	digestMu.Unlock()
-	if ok {
+	if d, ok := rememberedDigest(key); ok {
 		return d, nil
 	}
 	f, err := os.Open(path)
@@ -168,11 +165,19 @@ func FileDigest(path string) (string, error) {
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("digest of %s: %w", path, err)
 	}
-	d = hex.EncodeToString(h.Sum(nil))
+	d := hex.EncodeToString(h.Sum(nil))
 	digestMu.Lock()
 	digests[key] = d
 	digestMu.Unlock()
 	return d, nil
+}
+
+// rememberedDigest is the digest this process made of the file key names.
+func rememberedDigest(key digestKey) (string, bool) {
+	digestMu.Lock()
+	defer digestMu.Unlock()
+	d, ok := digests[key]
+	return d, ok
 }
 
 // FileName is the artifact name (the cache key) for the guest at wasmPath
@@ -332,9 +337,10 @@ func Ensure(dir, wasmPath, wasmtimeVersion string, compile CompileFunc, onCompil
 }
 
 // AutoPruneEvery is how often a cache directory is pruned without being
-// asked (AutoPruneDue): pruning names every installed guest's artifact,
-// which hashes each guest (the data guest is over 100 MB, a tenth of a
-// second of a CPU), and a cache changes by a few artifacts per install.
+// asked (AutoPruneDue): pruning lists the directory and names every
+// installed guest's artifact (hashing each guest whose digest is not
+// remembered, DigestIn: the data guest is over 100 MB, a tenth of a second
+// of a CPU), and a cache changes by a few artifacts per install.
 const AutoPruneEvery = time.Hour
 
 // autoPruneStamp is the file in a cache directory whose modification time

@@ -39,6 +39,9 @@ func DigestIn(dir, path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("digest of %s: %w", path, err)
 	}
+	if d, ok := rememberedDigest(digestKey{path, info.Size(), info.ModTime().UnixNano()}); ok {
+		return d, nil // this process read the file, or its record, before
+	}
 	stamp, _, ok := fileStamp(info)
 	if !ok {
 		return FileDigest(path)
@@ -53,6 +56,9 @@ func DigestIn(dir, path string) (string, error) {
 		if d, ok := readDigestRecord(record, key, abs, stamp); ok && stampable(info) {
 			now := time.Now()
 			_ = os.Chtimes(record, now, now) // used: Prune keeps it
+			digestMu.Lock()
+			digests[digestKey{path, info.Size(), info.ModTime().UnixNano()}] = d
+			digestMu.Unlock()
 			return d, nil
 		}
 	}

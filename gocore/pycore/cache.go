@@ -121,9 +121,9 @@ func cacheArtifact(dir, shippedDir, wasmPath string, keep []string) (path string
 		return "", false, err
 	}
 	pruneOnce.Do(func() {
-		// Housekeeping, at most once an hour per cache directory (a
-		// process's first sandbox otherwise hashed every installed guest
-		// on another thread, which slowed the runs it made meanwhile), and
+		// Housekeeping, at most once an hour per cache directory (naming
+		// the installed guests' artifacts may hash guests, on another
+		// thread, which slowed the runs the process made meanwhile), and
 		// which the sandbox does not wait for: nothing this process needs
 		// is removed (its guests' artifacts are kept, others only once
 		// unused for a while).

@@ -147,14 +147,13 @@ def _box(value: object) -> list:
     """[value], once JSON is known to carry value (json.dumps raises the
     TypeError or ValueError that names what it cannot): the final
     expression of the FastMCP adapter's runs
-    (amla_sandbox/integrations/fastmcp.py), one short statement to compile
-    where the check written out was three."""
+    (amla_sandbox/integrations/fastmcp.py): one short statement for the
+    guest to compile in every run."""
     _json_dumps(value, allow_nan=False)
     return [value]
 
 
 builtins.__amla_box__ = _box
-
 
 
 def run() -> int:
