@@ -492,14 +492,16 @@ def child_py_loop(iterations: int) -> tuple[list[float], dict[str, Any]]:
     return child_py_vs_native(PY_LOOP, str(sum(range(1_000_000))), iterations)
 
 
-# The native CPython the build makes from the guest's own CPython sources (to cross-compile
-# it), found in a source checkout's build tree; AMLA_BENCH_NATIVE_CPYTHON names another.
+# A native CPython of the guest's version, built from the guest's own pinned sources by
+# bench/native_cpython.py with CPython's default flags (-O3, as the guest's CPython is compiled);
+# AMLA_BENCH_NATIVE_CPYTHON names another. The guest build's own native CPython is not used: it
+# is built at -O1 to run the build's tools, and is about 30% slower than a default build.
 def _native_cpython() -> str | None:
     named = os.environ.get("AMLA_BENCH_NATIVE_CPYTHON")
     if named:
         return named
-    found = sorted(Path(__file__).resolve().parent.parent.glob("build/pyguest/native-*/python"))
-    return str(found[-1]) if found else None
+    built = Path(__file__).resolve().parent.parent / "build" / "bench-native-cpython-default" / "python"
+    return str(built) if built.is_file() else None
 
 
 # Runs in the other interpreter: reads a line, times exec of the loop in a fresh namespace,
@@ -522,8 +524,8 @@ def child_py_loop_same(iterations: int) -> tuple[list[float], dict[str, Any]]:
 
     native = _native_cpython()
     if native is None:
-        raise FileNotFoundError("no native build of the guest's CPython (build/pyguest/native-*/python); "
-                                "set AMLA_BENCH_NATIVE_CPYTHON")
+        raise FileNotFoundError("no native build of the guest's CPython: run `python bench/native_cpython.py` "
+                                "(about 3 minutes) or set AMLA_BENCH_NATIVE_CPYTHON")
     from amla_sandbox import Sandbox
 
     sb = Sandbox(timeout=120)
