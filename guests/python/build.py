@@ -112,6 +112,13 @@ SQLITE_CFLAGS = ("-O2", "-w", "-DSQLITE_THREADSAFE=0", "-DSQLITE_OMIT_LOAD_EXTEN
 WASI_CONFIGURE = ("--host=wasm32-unknown-wasip1", "--disable-test-modules", "--with-pymalloc", "--without-ensurepip")
 # CONFIG_SITE answers (config.site adds them to CPython's own file).
 CONFIG_SITE = "config.site"
+# Compiler flags for every CPython object (make's EXTRA_CFLAGS, so that
+# configure's checks still see plain object files) and for the final link.
+# -flto: libpython holds LLVM bitcode and the link optimises it with our
+# driver as one program (calls across files inlined: the eval loop's dict,
+# int and allocator helpers).
+WASI_EXTRA_CFLAGS = ("-flto",)
+LINK_FLAGS = ("-flto",)
 # The libraries CPython's configure adds for WASI.
 WASI_LIBS = ("-ldl", "-lwasi-emulated-signal", "-lwasi-emulated-getpid", "-lwasi-emulated-process-clocks", "-lpthread")
 
@@ -431,7 +438,8 @@ def wasi_cpython(src: Path, work: Path, python: Path, deps: Path, tools: dict[st
     """CPython configured and built for wasm32-wasi (libpython and its
     module libraries; the interpreter program itself is not needed)."""
     site_text = (HERE / CONFIG_SITE).read_text()
-    key = _key(CPYTHON.sha256, zig_id, site_text, " ".join(WASI_CONFIGURE), deps.name, python.parent.name, "wasi-3")
+    key = _key(CPYTHON.sha256, zig_id, site_text, " ".join(WASI_CONFIGURE), " ".join(WASI_EXTRA_CFLAGS), deps.name,
+               python.parent.name, "wasi-3")
     d = work / f"wasi-{key}"
     if (d / ".done").is_file():
         return d
@@ -456,7 +464,8 @@ def wasi_cpython(src: Path, work: Path, python: Path, deps: Path, tools: dict[st
          "configuring CPython for wasm32-wasi", cwd=d, env=env, log_file=d / "configure.log")
     log("compiling CPython for wasm32-wasi")
     # SOCK_RAW: zig's headers lack it, and the socket module refers to it.
-    _run(["make", "-j", _jobs(), f"libpython{CPYTHON_VERSION[:4]}.a", "pybuilddir.txt", "MODULE__SOCKET_CFLAGS=-DSOCK_RAW=3"],
+    _run(["make", "-j", _jobs(), f"libpython{CPYTHON_VERSION[:4]}.a", "pybuilddir.txt", "MODULE__SOCKET_CFLAGS=-DSOCK_RAW=3",
+          f"EXTRA_CFLAGS={' '.join(WASI_EXTRA_CFLAGS)}"],
          "compiling CPython for wasm32-wasi", cwd=d, env=env, log_file=d / "make.log")
     (d / ".done").write_text("")
     log(f"CPython for wasm32-wasi built in {time.monotonic() - started:.0f} s")
@@ -507,9 +516,14 @@ def link(out: Path, work: Path, wasi: Path, src: Path, archive_bin: Path, tools:
     modlibs = [str(wasi / m) if m.endswith(".a") and not os.path.isabs(m) else m for m in modlibs]
     tmp = work / "amla_python.wasm.tmp"
     cmd = [tools["cc"], *DRIVER_CFLAGS, f"-I{wasi}", f"-I{src / 'Include'}", f"-I{HERE}", f"-I{SHARED_INCLUDE}", f'-DAMLA_ARCHIVE="{archive_bin}"']
-    cmd += [str(HERE / f) for f in DRIVER_SOURCES]
+    # stdlib.c defines the archive's symbol in module-level assembly, which
+    # a bitcode object would list as a function: it is compiled to a plain
+    # object first, without the link flags (-flto).
+    stdlib_obj = work / "amla_stdlib.o"
+    _run([*cmd, "-c", str(HERE / "stdlib.c"), "-o", str(stdlib_obj)], "compiling stdlib.c", env=_env())
+    cmd += [str(stdlib_obj) if f == "stdlib.c" else str(HERE / f) for f in DRIVER_SOURCES]
     cmd += [str(libpython), *modlibs, *WASI_LIBS, "-lm"]
-    cmd += ["-mexec-model=reactor", f"-Wl,-z,stack-size={C_STACK_BYTES}", "-Wl,--strip-debug", "-o", str(tmp)]
+    cmd += [*LINK_FLAGS, "-mexec-model=reactor", f"-Wl,-z,stack-size={C_STACK_BYTES}", "-Wl,--strip-debug", "-o", str(tmp)]
     log("linking the guest")
     output = _run(cmd, "compiling and linking the guest", env=_env())
     if output.strip():
