@@ -36,7 +36,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -112,8 +114,45 @@ SQLITE_CFLAGS = ("-O2", "-w", "-DSQLITE_THREADSAFE=0", "-DSQLITE_OMIT_LOAD_EXTEN
 WASI_CONFIGURE = ("--host=wasm32-unknown-wasip1", "--disable-test-modules", "--with-pymalloc", "--without-ensurepip")
 # CONFIG_SITE answers (config.site adds them to CPython's own file).
 CONFIG_SITE = "config.site"
+# Compiler flags for every CPython object (make's EXTRA_CFLAGS, so that
+# configure's checks still see plain object files) and for the final link.
+# -flto: libpython holds LLVM bitcode and the link optimises it with our
+# driver as one program (calls across files inlined: the eval loop's dict,
+# int and allocator helpers).
+WASI_EXTRA_CFLAGS = ("-flto",)
+LINK_FLAGS = ("-flto",)
 # The libraries CPython's configure adds for WASI.
 WASI_LIBS = ("-ldl", "-lwasi-emulated-signal", "-lwasi-emulated-getpid", "-lwasi-emulated-process-clocks", "-lpthread")
+
+# Profile-guided optimisation (pgo_profile below). The LLVM release of
+# zig's clang, whose profile runtime and llvm-profdata come from Debian's
+# packages of it.
+PGO_LLVM_VERSION = "22.1.8"
+_PGO_POOL = "https://deb.debian.org/debian-security/pool/updates/main/l/llvm-toolchain-22/"
+PGO_TOOLS = (
+    Source("LLVM's profile runtime", "libclang-rt-22-dev_22.1.8-1~deb12u1_amd64.deb",
+           (_PGO_POOL + "libclang-rt-22-dev_22.1.8-1%7edeb12u1_amd64.deb",),
+           "e637f2395fd744311599971dd0542526a1482521861a02d8b1bf5086de9a7365"),
+    Source("llvm-profdata", "llvm-22_22.1.8-1~deb12u1_amd64.deb",
+           (_PGO_POOL + "llvm-22_22.1.8-1%7edeb12u1_amd64.deb",),
+           "fcde579693b3f1cf1da596694c1add8a961ab1e1bd22744d4bff165d4f865add"),
+    Source("libLLVM", "libllvm22_22.1.8-1~deb12u1_amd64.deb",
+           (_PGO_POOL + "libllvm22_22.1.8-1%7edeb12u1_amd64.deb",),
+           "729ec3e943d320515c2bbdc96acfffd7ce34861e62bd5c42726bf586d644dfe2"),
+)
+# The files taken from those packages, and where they go (bin/ and lib/
+# of the tools directory: llvm-profdata finds libLLVM in ../lib).
+PGO_TOOL_FILES = {
+    "usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.profile-x86_64.a": "lib/libclang_rt.profile-x86_64.a",
+    "usr/lib/llvm-22/bin/llvm-profdata": "bin/llvm-profdata",
+    "usr/lib/x86_64-linux-gnu/libLLVM.so.22.1": "lib/libLLVM.so.22.1",
+}
+# The training: CPython's own (its Makefile's PROFILE_TASK).
+PGO_TRAINING = ("-m", "test", "--pgo", "--timeout=1200")
+# The wasm32 compile with the profile: functions the training never ran,
+# and functions whose code differs between the two targets (clang then
+# ignores their counts), are expected.
+PGO_USE_FLAGS = ("-Wno-profile-instr-unprofiled", "-Wno-profile-instr-out-of-date", "-Wno-profile-instr-missing")
 
 # Our C files, linked with libpython into the reactor. The libc_*.c files
 # replace libc functions and come first: the linker takes a definition from
@@ -198,10 +237,15 @@ def _write_atomic(path: Path, data: bytes) -> None:
 # Sources
 
 
-def fetch(src: Source) -> Path:
+def fetch(src: Source, download_if_absent: bool = False) -> Path:
     """The verified archive of src: from $AMLA_PYTHON_GUEST_SOURCES, the
-    download cache, or its publisher."""
+    download cache, or its publisher. With $AMLA_PYTHON_GUEST_SOURCES set,
+    only that directory is used, unless download_if_absent and the file is
+    not there."""
     local_dir = os.environ.get(SOURCES_ENV)
+    if local_dir and download_if_absent and not any(
+            (Path(local_dir).expanduser() / f).is_file() for f in (src.filename, *(f for f, _ in src.local))):
+        local_dir = None
     if local_dir:
         d = Path(local_dir).expanduser()
         if not d.is_dir():
@@ -427,11 +471,135 @@ def wasi_deps(work: Path, tools: dict[str, str], zig_id: str) -> Path:
     return d
 
 
+# ---------------------------------------------------------------------------
+# Profile-guided optimisation
+#
+# CPython's release builds are profile-guided: an instrumented interpreter
+# runs CPython's training set, and the compiler then inlines and lays out
+# code by the counts. zig ships no profile runtime for wasm32, so the counts
+# come from a native build of the same sources by the same compiler (zig's
+# clang) for x86_64-linux-gnu. Clang's front-end instrumentation keys each
+# function by name (a static one by file and name) and a hash of its
+# control flow, so the counts apply to the wasm32 compile of every function
+# whose code is the same on both targets; clang ignores the others (a few
+# per file, code under #if for 64-bit or for Linux). The native build is
+# configured as the wasm32 one is where that shapes the interpreter loop
+# (no computed gotos, pymalloc). Where the tools cannot be had or run (not
+# x86-64 Linux, no network and not in $AMLA_PYTHON_GUEST_SOURCES), the
+# guest is built without a profile and the build says so.
+
+
+def _deb_files(deb: Path, wanted: dict[str, str], dest: Path) -> None:
+    """Writes the members of a Debian package named in wanted (path in the
+    package -> path under dest). A .deb is an ar archive whose data.tar.*
+    member holds the files."""
+    with open(deb, "rb") as f:
+        if f.read(8) != b"!<arch>\n":
+            raise BuildError(f"{deb}: not a Debian package")
+        while header := f.read(60):
+            name, size = header[:16].decode().strip().rstrip("/"), int(header[48:58])
+            data = f.read(size)
+            f.read(size % 2)
+            if not name.startswith("data.tar"):
+                continue
+            with tarfile.open(fileobj=io.BytesIO(data)) as t:
+                for m in t.getmembers():
+                    target = wanted.get(m.name.removeprefix("./"))
+                    if target is None or not m.isfile():
+                        continue
+                    out = dest / target
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    with t.extractfile(m) as src_file:  # type: ignore[union-attr]
+                        out.write_bytes(src_file.read())
+                    out.chmod(0o755 if m.mode & 0o111 else 0o644)
+            return
+    raise BuildError(f"{deb}: no data.tar member")
+
+
+def _pgo_tools(d: Path) -> Path:
+    """The profile runtime and llvm-profdata in d (bin/, lib/), from
+    PGO_TOOLS."""
+    if all((d / t).is_file() for t in PGO_TOOL_FILES.values()):
+        return d
+    for src in PGO_TOOLS:
+        _deb_files(fetch(src, download_if_absent=True), PGO_TOOL_FILES, d)
+    missing = [t for t in PGO_TOOL_FILES.values() if not (d / t).is_file()]
+    if missing:
+        raise BuildError(f"the LLVM {PGO_LLVM_VERSION} packages lack {', '.join(missing)}")
+    return d
+
+
+def pgo_profile(src: Path, work: Path, zig_id: str) -> tuple[Path | None, str]:
+    """The profile for compiling CPython (an llvm-profdata file), made once
+    per input; or None and why there is none."""
+    if platform.system() != "Linux" or platform.machine() not in ("x86_64", "AMD64"):
+        return None, f"the profile is collected by running CPython on x86-64 Linux, and this is {platform.machine()} {platform.system()}"
+    clang = _version([str(zig()), "cc", "--version"])
+    if f"clang version {PGO_LLVM_VERSION}" not in clang:
+        return None, f"zig's clang is not LLVM {PGO_LLVM_VERSION}, whose tools the build uses: {clang.splitlines()[0]}"
+    key = _key(CPYTHON.sha256, zig_id, *(t.sha256 for t in PGO_TOOLS), " ".join(PGO_TRAINING), "pgo-1")
+    # A sibling of the wasm32 build's directory: both name the sources by
+    # the same relative path.
+    d = work / f"pgo-{key}"
+    out = d / "cpython.profdata"
+    if (d / ".done").is_file() and out.is_file():
+        return out, ""
+    try:
+        tools = _pgo_tools(work / "pgo-tools")
+    except BuildError as e:
+        return None, str(e)
+    if d.exists():
+        shutil.rmtree(d)
+    d.mkdir(parents=True)
+    started = time.monotonic()
+    cc = d / "_cc"
+    cc.write_text(f"#!/bin/sh\nexec '{zig()}' cc -target x86_64-linux-gnu -Wno-error=date-time "
+                  f"-ffile-prefix-map='{work}'=/build \"$@\"\n")
+    cc.chmod(0o755)
+    # PKG_CONFIG: modules that need the machine's own libraries (zlib,
+    # OpenSSL, ...) are left out, as zig's sysroot does not have them; the
+    # wasm32 build links its own.
+    env = _env(CC=str(cc), CFLAGS="-fprofile-instr-generate", PKG_CONFIG="false",
+               LDFLAGS="-fprofile-instr-generate -Wl,-u,__llvm_profile_runtime",
+               LIBS=str(tools / "lib" / "libclang_rt.profile-x86_64.a"))
+    log("collecting the profile that guides CPython's compilation: an instrumented native build "
+        "runs CPython's training set (about 5 minutes, once)")
+    _run([os.path.relpath(src / "configure", d), "--without-computed-gotos", "--with-pymalloc", "--without-ensurepip"],
+         "configuring the instrumented CPython", cwd=d, env=env, log_file=d / "configure.log")
+    _run(["make", "-j", _jobs()], "building the instrumented CPython", cwd=d, env=env, log_file=d / "make.log")
+    prof = d / "_profile"
+    prof.mkdir()
+    env["LLVM_PROFILE_FILE"] = str(prof / "%p-%m.profraw")
+    # Some tests fail or skip here (modules left out, no network): the
+    # counts of the rest are the profile.
+    with open(d / "training.log", "w") as f:
+        subprocess.run([str(d / "python"), *PGO_TRAINING], cwd=d, env=env, stdout=f, stderr=subprocess.STDOUT,
+                       timeout=3600)
+    raws = sorted(prof.glob("*.profraw"))
+    if not raws:
+        raise BuildError(f"the instrumented CPython wrote no profile, see {d / 'training.log'}")
+    _run([str(tools / "bin" / "llvm-profdata"), "merge", "-o", str(out), *map(str, raws)], "merging the profile")
+    shutil.rmtree(prof)
+    (d / ".done").write_text("")
+    log(f"profile collected in {time.monotonic() - started:.0f} s")
+    return out, ""
+
+
 def wasi_cpython(src: Path, work: Path, python: Path, deps: Path, tools: dict[str, str], zig_id: str) -> Path:
     """CPython configured and built for wasm32-wasi (libpython and its
     module libraries; the interpreter program itself is not needed)."""
     site_text = (HERE / CONFIG_SITE).read_text()
-    key = _key(CPYTHON.sha256, zig_id, site_text, " ".join(WASI_CONFIGURE), deps.name, python.parent.name, "wasi-3")
+    try:
+        profile, why = pgo_profile(src, work, zig_id)
+    except (BuildError, OSError, subprocess.SubprocessError) as e:
+        profile, why = None, str(e)
+    flags = WASI_EXTRA_CFLAGS
+    if profile is not None:
+        flags += (f"-fprofile-instr-use={profile}", *PGO_USE_FLAGS)
+    else:
+        log(f"compiling CPython without a profile, so its code runs about 15% slower: {why}")
+    key = _key(CPYTHON.sha256, zig_id, site_text, " ".join(WASI_CONFIGURE), " ".join(WASI_EXTRA_CFLAGS), deps.name,
+               python.parent.name, _sha256_file(profile) if profile else "no profile", "wasi-3")
     d = work / f"wasi-{key}"
     if (d / ".done").is_file():
         return d
@@ -456,7 +624,8 @@ def wasi_cpython(src: Path, work: Path, python: Path, deps: Path, tools: dict[st
          "configuring CPython for wasm32-wasi", cwd=d, env=env, log_file=d / "configure.log")
     log("compiling CPython for wasm32-wasi")
     # SOCK_RAW: zig's headers lack it, and the socket module refers to it.
-    _run(["make", "-j", _jobs(), f"libpython{CPYTHON_VERSION[:4]}.a", "pybuilddir.txt", "MODULE__SOCKET_CFLAGS=-DSOCK_RAW=3"],
+    _run(["make", "-j", _jobs(), f"libpython{CPYTHON_VERSION[:4]}.a", "pybuilddir.txt", "MODULE__SOCKET_CFLAGS=-DSOCK_RAW=3",
+          f"EXTRA_CFLAGS={' '.join(flags)}"],
          "compiling CPython for wasm32-wasi", cwd=d, env=env, log_file=d / "make.log")
     (d / ".done").write_text("")
     log(f"CPython for wasm32-wasi built in {time.monotonic() - started:.0f} s")
@@ -507,9 +676,14 @@ def link(out: Path, work: Path, wasi: Path, src: Path, archive_bin: Path, tools:
     modlibs = [str(wasi / m) if m.endswith(".a") and not os.path.isabs(m) else m for m in modlibs]
     tmp = work / "amla_python.wasm.tmp"
     cmd = [tools["cc"], *DRIVER_CFLAGS, f"-I{wasi}", f"-I{src / 'Include'}", f"-I{HERE}", f"-I{SHARED_INCLUDE}", f'-DAMLA_ARCHIVE="{archive_bin}"']
-    cmd += [str(HERE / f) for f in DRIVER_SOURCES]
+    # stdlib.c defines the archive's symbol in module-level assembly, which
+    # a bitcode object would list as a function: it is compiled to a plain
+    # object first, without the link flags (-flto).
+    stdlib_obj = work / "amla_stdlib.o"
+    _run([*cmd, "-c", str(HERE / "stdlib.c"), "-o", str(stdlib_obj)], "compiling stdlib.c", env=_env())
+    cmd += [str(stdlib_obj) if f == "stdlib.c" else str(HERE / f) for f in DRIVER_SOURCES]
     cmd += [str(libpython), *modlibs, *WASI_LIBS, "-lm"]
-    cmd += ["-mexec-model=reactor", f"-Wl,-z,stack-size={C_STACK_BYTES}", "-Wl,--strip-debug", "-o", str(tmp)]
+    cmd += [*LINK_FLAGS, "-mexec-model=reactor", f"-Wl,-z,stack-size={C_STACK_BYTES}", "-Wl,--strip-debug", "-o", str(tmp)]
     log("linking the guest")
     output = _run(cmd, "compiling and linking the guest", env=_env())
     if output.strip():
