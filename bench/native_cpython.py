@@ -39,6 +39,17 @@ def target(variant: str) -> Path:
     return ROOT / "build" / f"bench-native-cpython-{variant}" / "python"
 
 
+def compiler(variant: str) -> str:
+    """The C compiler. CPython's configure turns PGO and LTO on only for a compiler it knows
+    by name (gcc or clang; plain `cc` gets neither, silently)."""
+    if variant == "default":
+        return pyguest.native_cc()
+    for name in ("gcc", "clang"):
+        if shutil.which(name):
+            return name
+    raise pyguest.BuildError("a PGO build needs gcc or clang on PATH")
+
+
 def build(variant: str) -> Path:
     exe = target(variant)
     d = exe.parent
@@ -49,7 +60,7 @@ def build(variant: str) -> Path:
     d.mkdir(parents=True)
     src = pyguest._unpack(pyguest.fetch(pyguest.CPYTHON), ROOT / "build" / "pyguest" / "src-cpython",
                           f"Python-{pyguest.CPYTHON_VERSION}")
-    env = dict(os.environ, CC=pyguest.native_cc())
+    env = dict(os.environ, CC=compiler(variant))
     pyguest.log(f"configuring CPython {pyguest.CPYTHON_VERSION} ({variant}) in {d}")
     pyguest._run([str(src / "configure"), "--without-ensurepip", *VARIANTS[variant]], "configuring", cwd=d, env=env,
                  log_file=d / "configure.log")
