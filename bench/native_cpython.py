@@ -8,7 +8,7 @@
 The interpreter lands in ``build/bench-native-cpython-<variant>/python`` of this checkout and the
 script prints its path. The build uses the sha256-checked archive the guest build uses
 (``AMLA_PYTHON_GUEST_SOURCES`` names a local directory holding it, as for the guest) and the
-machine's C compiler. A default build takes about 3 minutes on 2 cores, a PGO build about 20.
+machine's C compiler. A default build takes about 4 minutes on 2 cores, a PGO build about 15.
 
 The guest build makes a native CPython of its own, but at ``-O1``: it only runs the build's
 tools, and timing against it would make the guest look about 30% closer to native than it is.
@@ -64,7 +64,7 @@ def build(variant: str) -> Path:
     pyguest.log(f"configuring CPython {pyguest.CPYTHON_VERSION} ({variant}) in {d}")
     pyguest._run([str(src / "configure"), "--without-ensurepip", *VARIANTS[variant]], "configuring", cwd=d, env=env,
                  log_file=d / "configure.log")
-    pyguest.log("building (default: about 3 minutes on 2 cores; pgo: about 20)")
+    pyguest.log("building (default: about 4 minutes on 2 cores; pgo: about 15)")
     # Plain `make`: with --enable-optimizations its default target is the PGO build (instrument,
     # run the training set, rebuild), which `make python` would skip.
     pyguest._run(["make", "-j", pyguest._jobs()], "building", cwd=d, env=env, log_file=d / "make.log")
