@@ -525,7 +525,7 @@ def child_py_loop_same(iterations: int) -> tuple[list[float], dict[str, Any]]:
     native = _native_cpython()
     if native is None:
         raise FileNotFoundError("no native build of the guest's CPython: run `python bench/native_cpython.py` "
-                                "(about 3 minutes) or set AMLA_BENCH_NATIVE_CPYTHON")
+                                "(about 4 minutes) or set AMLA_BENCH_NATIVE_CPYTHON")
     from amla_sandbox import Sandbox
 
     sb = Sandbox(timeout=120)

@@ -166,9 +166,7 @@ func FileDigest(path string) (string, error) {
 		return "", fmt.Errorf("digest of %s: %w", path, err)
 	}
 	d := hex.EncodeToString(h.Sum(nil))
-	digestMu.Lock()
-	digests[key] = d
-	digestMu.Unlock()
+	rememberDigest(key, d)
 	return d, nil
 }
 
@@ -178,6 +176,13 @@ func rememberedDigest(key digestKey) (string, bool) {
 	defer digestMu.Unlock()
 	d, ok := digests[key]
 	return d, ok
+}
+
+// rememberDigest records d as the digest of the file key names.
+func rememberDigest(key digestKey, d string) {
+	digestMu.Lock()
+	defer digestMu.Unlock()
+	digests[key] = d
 }
 
 // FileName is the artifact name (the cache key) for the guest at wasmPath

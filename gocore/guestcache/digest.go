@@ -39,7 +39,8 @@ func DigestIn(dir, path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("digest of %s: %w", path, err)
 	}
-	if d, ok := rememberedDigest(digestKey{path, info.Size(), info.ModTime().UnixNano()}); ok {
+	memo := digestKey{path, info.Size(), info.ModTime().UnixNano()}
+	if d, ok := rememberedDigest(memo); ok {
 		return d, nil // this process read the file, or its record, before
 	}
 	stamp, _, ok := fileStamp(info)
@@ -56,9 +57,7 @@ func DigestIn(dir, path string) (string, error) {
 		if d, ok := readDigestRecord(record, key, abs, stamp); ok && stampable(info) {
 			now := time.Now()
 			_ = os.Chtimes(record, now, now) // used: Prune keeps it
-			digestMu.Lock()
-			digests[digestKey{path, info.Size(), info.ModTime().UnixNano()}] = d
-			digestMu.Unlock()
+			rememberDigest(memo, d)
 			return d, nil
 		}
 	}
